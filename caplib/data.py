@@ -1,0 +1,545 @@
+"""Schemas and validated loaders of the two released datasets (App. B.3, B.5), plus the cleaning rules.
+
+CAP-Correctness (8,827 rows) has exactly the columns ``CORRECTNESS_COLUMNS``; its paper split is a
+separate file ``row_id,split`` mapping every row (``row_id`` = 0-based data row, header excluded) to
+``validation`` (1,000) or ``test`` (7,827). CAP-Statements (11,000 rows) has exactly the columns
+``STATEMENTS_COLUMNS``; its train / validation / test split comes either from a splits file
+``id,split`` or from an extra ``split`` column in the CSV (not both).
+
+Conventions of every loader here:
+
+* Cells are read as strings and never converted: an answer ``None`` or ``NA`` stays the string it is.
+  Only empty or whitespace-only cells count as empty.
+* Nothing is dropped. A file that breaks the schema raises ``DataValidationError`` naming the file,
+  the row (0-based data row, header excluded, i.e. the ``row_id``; the editor line is given beside it) and
+  the column, and saying what would fix it.
+* Returned frames start with ``row_id`` (int), then the schema columns in schema order, then
+  ``split`` when a split was given. Correctness labels are normalized with
+  ``caplib.taxonomy.normalize_label``; a missing ``label_semantic_manual`` is NA (``.notna()`` selects
+  the human-labelled rows). Question types are spelled as in ``QUESTION_TYPES``.
+
+Example:
+    >>> near_duplicates(["What is H2O?", "what is h2o", "What is CO2?"])
+    [1]
+    >>> jaccard("a b c d", "a b c e")
+    0.6
+"""
+
+from __future__ import annotations
+
+import csv
+import http.client
+import io
+import math
+import re
+import unicodedata
+import urllib.request
+from collections import Counter, defaultdict
+from pathlib import Path
+from types import MappingProxyType
+from typing import Callable, Iterable, Mapping, Sequence
+
+import pandas as pd
+
+from caplib.taxonomy import LABELS, normalize_label
+
+CORRECTNESS_COLUMNS: tuple[str, ...] = (
+    "question",
+    "dataset",
+    "gold_answer",
+    "answer",
+    "hypothesis",
+    "premise",
+    "label_semantic",
+    "label_semantic_manual",
+)
+STATEMENTS_COLUMNS: tuple[str, ...] = (
+    "id",
+    "language",
+    "subject",
+    "question",
+    "answer",
+    "statement",
+    "label_question_type",
+)
+#: The four question types of Tab. 9.
+QUESTION_TYPES: tuple[str, ...] = ("short-question", "sentence-to-complete", "long-question", "blank-spaces-task")
+
+_REPO = "https://raw.githubusercontent.com/ElitsaY/EMNLP-2026-How-Correct-Is-Your-Answer-/main/data"
+#: Where the released files live (poster, "Reusable resources").
+OFFICIAL_URLS: Mapping[str, str] = MappingProxyType(
+    {
+        "CAP-Correctness.csv": f"{_REPO}/CAP-Correctness.csv",
+        "CAP-Correctness-splits.csv": f"{_REPO}/CAP-Correctness-splits.csv",
+        "CAP-Statements.csv": f"{_REPO}/CAP-Statements.csv",
+    }
+)
+
+_CORRECTNESS_REQUIRED = ("question", "gold_answer", "answer", "hypothesis", "premise", "label_semantic")
+_STATEMENTS_REQUIRED = ("id", "question", "answer", "statement", "label_question_type")
+LLM_ANSWERS_COLUMNS: tuple[str, ...] = ("question", "gold_answer", "answer", "model", "label_semantic")
+_CORRECTNESS_SPLITS = ("validation", "test")
+_STATEMENTS_SPLITS = ("train", "validation", "test")
+_SPLIT_ALIASES = {"train": "train", "training": "train", "validation": "validation", "valid": "validation",
+                  "val": "validation", "dev": "validation", "development": "validation", "test": "test"}
+# Tab. 9 spellings, the row names of Tab. 15, and separator/case variants (keys have separators removed).
+_QUESTION_TYPE_ALIASES = {
+    **{t.replace("-", ""): t for t in QUESTION_TYPES},
+    "shortquestions": "short-question",
+    "sentencecompletion": "sentence-to-complete",
+    "longcontext": "long-question",
+    "blankspacetask": "blank-spaces-task",
+    "blankspaces": "blank-spaces-task",
+}
+_URL_TIMEOUT_S = 60
+_SAMPLE_DIR = Path(__file__).resolve().parent.parent / "data" / "sample"
+#: Cleaning reasons of B.3 / Sec. 5, as written in the ``reason`` column of ``apply_cleaning_rules``.
+_REASON_WHICH = "which-of-the-following question"
+_REASON_ABOVE = "all/none-of-the-above gold"
+_PUNCTUATION = re.compile(r"[\W_]+")  # punctuation and the "____" blanks of blank-spaces-task items
+_WHICH_OF_THE_FOLLOWING = re.compile(r"which\s+of\s+the\s+following", re.IGNORECASE)
+_ABOVE_GOLD = re.compile(r"(?:all|none) of (?:the )?above")  # matched against normalize_text(gold)
+
+
+class DataValidationError(ValueError):
+    """A data file (or frame) breaks its schema.
+
+    Attributes:
+        file: path or URL of the offending file (``"<DataFrame>"`` for in-memory frames).
+        row: 0-based ``row_id`` of the first offending data row (header excluded), or None.
+        column: the offending column, or None.
+    """
+
+    def __init__(self, message: str, *, file: str | None = None, row: int | None = None,
+                 column: str | None = None) -> None:
+        super().__init__(message)
+        self.file, self.row, self.column = file, row, column
+
+
+class _Table:
+    """A CSV read as strings, with the editor line number on which each data row starts."""
+
+    def __init__(self, name: str, header: list[str], rows: list[list[str]], lines: list[int]) -> None:
+        self.name, self.header, self.lines = name, header, lines
+        self.frame = pd.DataFrame(rows, columns=header, dtype=str)
+
+    def error(self, problem: str, fix: str, *, rows: Sequence[int] = (), column: str | None = None
+              ) -> DataValidationError:
+        """Build an error naming this file, the first offending rows and the column."""
+        where = [self.name]
+        if rows:
+            shown = ", ".join(f"{r} (line {self.lines[r]})" if 0 <= r < len(self.lines) else str(r)
+                              for r in rows[:5])
+            more = f" and {len(rows) - 5} more" if len(rows) > 5 else ""
+            where.append(f"row {shown}{more} [rows count from 0 after the header, like row_id]")
+        if column is not None:
+            where.append(f"column {column!r}")
+        return DataValidationError(f"{', '.join(where)}: {problem}. To fix: {fix}.",
+                                   file=self.name, row=rows[0] if rows else None, column=column)
+
+
+def _is_url(source: str | Path) -> bool:
+    return isinstance(source, str) and source.lower().startswith(("http://", "https://"))
+
+
+def _where_to_get(official: str | None) -> str:
+    if official is None:
+        return "check the path or URL"
+    return (f"the official file is at {OFFICIAL_URLS[official]} (all of them: caplib.data.OFFICIAL_URLS); "
+            f"download it and pass its local path, or use caplib.data.load_sample(...) for the bundled sample")
+
+
+def _read_table(source: str | Path, official: str | None) -> _Table:
+    """Read a CSV (local path or http(s) URL) as strings, keeping every value as written."""
+    name = str(source)
+    if _is_url(source):
+        try:
+            with urllib.request.urlopen(name, timeout=_URL_TIMEOUT_S) as response:
+                raw = response.read()
+        except (OSError, http.client.HTTPException) as exc:  # URLError, HTTPError, timeouts
+            raise ConnectionError(
+                f"could not fetch {name} ({exc}); {_where_to_get(official)}. "
+                f"Without network access, copy the file to this machine and pass the local path"
+            ) from exc
+    else:
+        path = Path(source).expanduser()
+        if not path.is_file():
+            raise FileNotFoundError(f"no such file: {path}; {_where_to_get(official)}")
+        raw = path.read_bytes()
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise DataValidationError(f"{name}: not UTF-8 text ({exc}). To fix: save the file as UTF-8 CSV.",
+                                  file=name) from exc
+    reader = csv.reader(io.StringIO(text, newline=""))
+    header: list[str] | None = None
+    rows: list[list[str]] = []
+    lines: list[int] = []
+    previous_line = 0
+    try:
+        for record in reader:
+            start, previous_line = previous_line + 1, reader.line_num
+            if not record:  # blank line: skipped, as pandas does, so row_id matches pandas' row positions
+                continue
+            if header is None:
+                header = record
+                continue
+            if len(record) != len(header):
+                table = _Table(name, header, [], lines + [start])
+                raise table.error(f"the row has {len(record)} fields but the header has {len(header)}",
+                                  "quote cells that contain commas or line breaks, and give every row "
+                                  "one cell per header column", rows=[len(rows)])
+            rows.append(record)
+            lines.append(start)
+    except csv.Error as exc:
+        raise DataValidationError(f"{name}, line {reader.line_num}: malformed CSV ({exc}). To fix: check the "
+                                  f"quoting on that line.", file=name) from exc
+    if header is None:
+        raise DataValidationError(f"{name}: the file is empty. To fix: {_where_to_get(official)}.", file=name)
+    return _Table(name, header, rows, lines)
+
+
+def _check_columns(table: _Table, expected: Sequence[str], optional: Sequence[str] = (),
+                   extra_allowed: bool = False) -> None:
+    """Missing, duplicated and (unless allowed) extra header columns."""
+    duplicated = sorted({c for c in table.header if table.header.count(c) > 1})
+    if duplicated:
+        raise table.error(f"duplicated header column(s) {duplicated}", "keep one column of each name",
+                          column=duplicated[0])
+    missing = [c for c in expected if c not in table.header]
+    if missing:
+        raise table.error(f"missing column(s) {missing}; the header is {table.header}",
+                          f"the header must be exactly {list(expected)}", column=missing[0])
+    extra = [c for c in table.header if c not in expected and c not in optional]
+    if extra and not extra_allowed:
+        raise table.error(f"unexpected column(s) {extra}",
+                          f"remove them; the header must be exactly {list(expected)}"
+                          + (f" (optionally plus {list(optional)})" if optional else ""), column=extra[0])
+
+
+def _empty(values: pd.Series) -> pd.Series:
+    return values.str.strip() == ""
+
+
+def _check_required(table: _Table, columns: Iterable[str]) -> None:
+    for column in columns:
+        bad = table.frame.index[_empty(table.frame[column])].tolist()
+        if bad:
+            raise table.error("empty cell in a required column", f"fill in {column!r} for these rows",
+                              rows=bad, column=column)
+
+
+def _check_unique(table: _Table, column: str) -> None:
+    duplicated = table.frame.index[table.frame[column].duplicated(keep=False)].tolist()
+    if duplicated:
+        raise table.error(f"duplicate value {table.frame.at[duplicated[0], column]!r}",
+                          f"give every row a distinct {column!r}", rows=duplicated, column=column)
+
+
+def _normalize_column(table: _Table, column: str, normalizer: Callable[[str], str], allowed: Sequence[str],
+                      allow_empty: bool = False) -> pd.Series:
+    """Normalize every (non-empty) cell; an unknown value raises naming its rows."""
+    values = table.frame[column]
+    normalized: list[str | None] = []
+    bad: list[int] = []
+    for row, value in enumerate(values):
+        if allow_empty and not value.strip():
+            normalized.append(None)
+            continue
+        try:
+            normalized.append(normalizer(value))
+        except ValueError:
+            bad.append(row)
+            normalized.append(None)
+    if bad:
+        raise table.error(f"unknown value {values.iloc[bad[0]]!r}",
+                          f"use one of {list(allowed)}" + (" or leave it empty" if allow_empty else ""),
+                          rows=bad, column=column)
+    return pd.Series(normalized, index=values.index, dtype="str")
+
+
+def normalize_question_type(question_type: str) -> str:
+    """Canonical Tab. 9 spelling of a question type (case, space, ``_``/``-`` variants and Tab. 15 names).
+
+    Example:
+        >>> normalize_question_type("Short question")
+        'short-question'
+
+    Raises:
+        ValueError: for anything else, listing ``QUESTION_TYPES``.
+    """
+    key = re.sub(r"[\s\-_.]+", "", str(question_type).strip().lower())
+    if key in _QUESTION_TYPE_ALIASES:
+        return _QUESTION_TYPE_ALIASES[key]
+    raise ValueError(f"unknown question type {question_type!r}; valid types: {', '.join(QUESTION_TYPES)}")
+
+
+def _split_normalizer(allowed: Sequence[str]) -> Callable[[str], str]:
+    def normalize(split: str) -> str:
+        name = _SPLIT_ALIASES.get(split.strip().lower())
+        if name not in allowed:
+            raise ValueError(split)
+        return name
+
+    return normalize
+
+
+def _splits_for(table: _Table, key: str, keys: pd.Series, splits: str | Path, official: str,
+                allowed: Sequence[str]) -> pd.Series:
+    """Map every data row to its split via a ``key,split`` file that must cover every row exactly once."""
+    split_table = _read_table(splits, official)
+    _check_columns(split_table, (key, "split"))
+    _check_required(split_table, (key, "split"))
+    frame = split_table.frame
+    split = _normalize_column(split_table, "split", _split_normalizer(allowed), allowed)
+    ids = frame[key]
+    if key == "row_id":
+        bad = frame.index[~ids.str.strip().str.fullmatch(r"\d+")].tolist()
+        if bad:
+            raise split_table.error(f"row_id {ids.iloc[bad[0]]!r} is not a non-negative integer",
+                                    "row_id is the 0-based data row of the dataset CSV", rows=bad, column=key)
+        ids = ids.str.strip().astype(int)
+    duplicated = frame.index[ids.duplicated(keep=False)].tolist()
+    if duplicated:
+        raise split_table.error(f"{key} {ids.iloc[duplicated[0]]!r} is assigned more than once",
+                                f"list every {key} exactly once", rows=duplicated, column=key)
+    known = set(keys)
+    unknown = frame.index[~ids.isin(known)].tolist()
+    if unknown:
+        raise split_table.error(f"{key} {ids.iloc[unknown[0]]!r} is not in {table.name} ({len(known)} rows)",
+                                f"remove these rows or point the loader at the matching data file",
+                                rows=unknown, column=key)
+    covered = set(ids)
+    missing = [row for row, value in enumerate(keys) if value not in covered]
+    if missing:
+        raise table.error(f"{len(missing)} data row(s) have no split in {split_table.name}",
+                          f"add a ({key}, split) line for each of them to {split_table.name}",
+                          rows=missing, column=key)
+    mapping = dict(zip(ids, split))
+    return pd.Series([mapping[value] for value in keys], index=keys.index, dtype="str")
+
+
+def _frame(table: _Table, columns: Sequence[str], split: pd.Series | None) -> pd.DataFrame:
+    df = table.frame.loc[:, list(columns)].copy()
+    df.insert(0, "row_id", range(len(df)))
+    if split is not None:
+        df["split"] = split
+    return df
+
+
+def load_correctness(path_or_url: str | Path, splits: str | Path | None = None) -> pd.DataFrame:
+    """Load and validate CAP-Correctness (App. B.3), optionally with its ``row_id,split`` file.
+
+    Example:
+        >>> df = load_correctness("CAP-Correctness.csv", splits="CAP-Correctness-splits.csv")  # doctest: +SKIP
+        >>> df.shape, df.split.value_counts().to_dict()  # doctest: +SKIP
+        ((8827, 10), {'test': 7827, 'validation': 1000})
+
+    Raises:
+        FileNotFoundError / ConnectionError: the file cannot be read (the message gives ``OFFICIAL_URLS``).
+        DataValidationError: the file breaks the schema (message names file, row_id, column and the fix).
+    """
+    table = _read_table(path_or_url, "CAP-Correctness.csv")
+    _check_columns(table, CORRECTNESS_COLUMNS)
+    _check_required(table, _CORRECTNESS_REQUIRED)
+    table.frame["label_semantic"] = _normalize_column(table, "label_semantic", normalize_label, LABELS)
+    table.frame["label_semantic_manual"] = _normalize_column(table, "label_semantic_manual", normalize_label,
+                                                             LABELS, allow_empty=True)
+    split = None
+    if splits is not None:
+        split = _splits_for(table, "row_id", pd.Series(range(len(table.frame))), splits,
+                            "CAP-Correctness-splits.csv", _CORRECTNESS_SPLITS)
+    return _frame(table, CORRECTNESS_COLUMNS, split)
+
+
+def load_statements(path_or_url: str | Path, splits: str | Path | None = None) -> pd.DataFrame:
+    """Load and validate CAP-Statements (App. B.5).
+
+    The train / validation / test split comes from a splits file ``id,split`` (``splits=``) or from a
+    ``split`` column of the CSV itself; giving both is an error. ``dev``/``val`` are read as
+    ``validation``. ``id`` is kept as the string written in the file and must be unique;
+    ``language`` and ``subject`` may be empty, the other columns may not.
+
+    Example:
+        >>> df = load_statements("CAP-Statements.csv", splits="CAP-Statements-splits.csv")  # doctest: +SKIP
+        >>> df.label_question_type.unique().tolist()  # doctest: +SKIP
+        ['short-question', 'sentence-to-complete', 'long-question', 'blank-spaces-task']
+
+    Raises:
+        FileNotFoundError / ConnectionError: the file cannot be read (the message gives ``OFFICIAL_URLS``).
+        DataValidationError: the file breaks the schema (message names file, row_id, column and the fix).
+    """
+    table = _read_table(path_or_url, "CAP-Statements.csv")
+    _check_columns(table, STATEMENTS_COLUMNS, optional=("split",))
+    has_split_column = "split" in table.header
+    _check_required(table, _STATEMENTS_REQUIRED + (("split",) if has_split_column else ()))
+    _check_unique(table, "id")
+    table.frame["label_question_type"] = _normalize_column(table, "label_question_type", normalize_question_type,
+                                                           QUESTION_TYPES)
+    split = None
+    if has_split_column and splits is not None:
+        raise table.error(f"the file has a 'split' column and a splits file {str(splits)!r} was given too",
+                          "pass splits=None to use the column, or drop the column", column="split")
+    if has_split_column:
+        split = _normalize_column(table, "split", _split_normalizer(_STATEMENTS_SPLITS), _STATEMENTS_SPLITS)
+    elif splits is not None:
+        split = _splits_for(table, "id", table.frame["id"], splits, "CAP-Statements.csv", _STATEMENTS_SPLITS)
+    return _frame(table, STATEMENTS_COLUMNS, split)
+
+
+def load_llm_answers(path_or_url: str | Path) -> pd.DataFrame:
+    """Load LLM answers labelled with the taxonomy (Sec. 7.4): columns ``LLM_ANSWERS_COLUMNS`` + any extras.
+
+    All required cells must be non-empty; ``label_semantic`` is normalized; ``row_id`` is added.
+
+    Example:
+        >>> df = load_llm_answers("llm_answers.csv")  # doctest: +SKIP
+    """
+    table = _read_table(path_or_url, None)
+    _check_columns(table, LLM_ANSWERS_COLUMNS, extra_allowed=True)
+    _check_required(table, LLM_ANSWERS_COLUMNS)
+    table.frame["label_semantic"] = _normalize_column(table, "label_semantic", normalize_label, LABELS)
+    return _frame(table, table.header, None)
+
+
+_SAMPLES: Mapping[str, Callable[..., pd.DataFrame]] = MappingProxyType(
+    {"cap_correctness": load_correctness, "cap_statements": load_statements, "llm_answers": load_llm_answers}
+)
+
+
+def load_sample(name: str) -> pd.DataFrame:
+    """Load a bundled sample from ``data/sample/`` of the caplib repository, validated like the full files.
+
+    ``name`` is ``"cap_correctness"``, ``"cap_statements"`` or ``"llm_answers"``; when
+    ``data/sample/<name>_splits.csv`` exists it is applied (adding ``split``).
+
+    Example:
+        >>> load_sample("cap_correctness").columns[0]  # doctest: +SKIP
+        'row_id'
+    """
+    if name not in _SAMPLES:
+        raise ValueError(f"unknown sample {name!r}; bundled samples: {', '.join(_SAMPLES)}")
+    path = _SAMPLE_DIR / f"{name}.csv"
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"bundled sample {path} not found; it ships in data/sample/ of the caplib repository (an installed "
+            f"package without the repository lacks it). The official full files are at "
+            f"{', '.join(OFFICIAL_URLS.values())}; load a downloaded copy with load_correctness/load_statements."
+        )
+    if name == "llm_answers":
+        return load_llm_answers(path)
+    splits = _SAMPLE_DIR / f"{name}_splits.csv"
+    return _SAMPLES[name](path, splits=splits if splits.is_file() else None)
+
+
+def normalize_text(text: str) -> str:
+    """Lower-case, NFKC-normalized text with punctuation (and ``_`` blanks) turned into single spaces.
+
+    Example:
+        >>> normalize_text("  What's the Boiling-Point of ____? ")
+        'what s the boiling point of'
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"expected a string, got {type(text).__name__} {text!r}")
+    text = unicodedata.normalize("NFKC", text).casefold()
+    return " ".join(_PUNCTUATION.sub(" ", text).split())
+
+
+def _tokens(text: str) -> frozenset[str]:
+    return frozenset(normalize_text(text).split())
+
+
+def jaccard(a: str, b: str) -> float:
+    """Jaccard similarity of the token sets of ``normalize_text(a)`` and ``normalize_text(b)`` (B.5).
+
+    Two texts with no tokens at all are identical (1.0).
+
+    Example:
+        >>> jaccard("The sun is a star.", "the SUN is a star")
+        1.0
+    """
+    x, y = _tokens(a), _tokens(b)
+    if not x and not y:
+        return 1.0
+    return len(x & y) / len(x | y)
+
+
+def _min_overlap(threshold: float, size: int) -> int:
+    # Jaccard(x, y) >= t implies |x & y| >= t * max(|x|, |y|) >= ceil(t * |x|).
+    return math.ceil(threshold * size - 1e-9)
+
+
+def near_duplicates(texts: Sequence[str], threshold: float = 0.9) -> list[int]:
+    """Indices of texts to drop as near-duplicates of an earlier kept text (B.5: Jaccard >= 0.9).
+
+    Texts are visited in order; a text is dropped when its ``jaccard`` with any earlier *kept* text is
+    at least ``threshold`` (exact duplicates included), so the kept texts have no near-duplicate pair.
+    Candidates come from prefix filtering (tokens ordered rarest first; two sets with Jaccard >= t
+    share a token among the first ``|x| - ceil(t|x|) + 1`` of each), then the exact Jaccard is checked.
+
+    Example:
+        >>> near_duplicates(["a b c d e f g h i j", "A b c d e f g h i?", "a b c d e f g h i k"])
+        [1]
+    """
+    if not 0 < threshold <= 1:
+        raise ValueError(f"threshold must be in (0, 1], got {threshold}")
+    token_sets = [_tokens(text) for text in texts]
+    frequency = Counter(token for tokens in token_sets for token in tokens)
+    index: dict[str, list[int]] = defaultdict(list)
+    drop: list[int] = []
+    empty_kept = False
+    for i, tokens in enumerate(token_sets):
+        if not tokens:  # no tokens: only an earlier token-less text is similar (Jaccard 1.0)
+            if empty_kept:
+                drop.append(i)
+            empty_kept = True
+            continue
+        prefix = sorted(tokens, key=lambda token: (frequency[token], token))
+        prefix = prefix[: len(tokens) - _min_overlap(threshold, len(tokens)) + 1]
+        candidates = {j for token in prefix for j in index[token]}
+        if any(_similar(tokens, token_sets[j], threshold) for j in candidates):
+            drop.append(i)
+            continue
+        for token in prefix:
+            index[token].append(i)
+    return drop
+
+
+def _similar(x: frozenset[str], y: frozenset[str], threshold: float) -> bool:
+    if min(len(x), len(y)) < threshold * max(len(x), len(y)) - 1e-9:  # size filter
+        return False
+    overlap = len(x & y)
+    return overlap >= threshold * (len(x) + len(y) - overlap) - 1e-9
+
+
+def apply_cleaning_rules(df: pd.DataFrame, question_column: str = "question", gold_column: str = "gold_answer"
+                         ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Split rows into kept and dropped by the cleaning rules of B.3 / Sec. 5.
+
+    Dropped: questions containing "which of the following" (any case, anywhere; reason
+    ``"which-of-the-following question"``) and golds that are, after ``normalize_text``, exactly
+    "all/none of (the) above" (reason ``"all/none-of-the-above gold"``). A row hit by both gets both
+    reasons joined by ``"; "``. The index is kept; ``dropped`` has an extra ``reason`` column.
+
+    Example:
+        >>> rows = pd.DataFrame({"question": ["Which of the following is a gas?", "What is ice?"],
+        ...                      "gold_answer": ["Oxygen", "Frozen water"]})
+        >>> kept, dropped = apply_cleaning_rules(rows)
+        >>> kept.question.tolist(), dropped.reason.tolist()
+        (['What is ice?'], ['which-of-the-following question'])
+    """
+    for column in (question_column, gold_column):
+        if column not in df.columns:
+            raise DataValidationError(f"<DataFrame>, column {column!r}: missing; the columns are {list(df.columns)}. "
+                                      f"To fix: pass question_column=/gold_column= naming the right columns.",
+                                      file="<DataFrame>", column=column)
+    which = df[question_column].astype(str).str.contains(_WHICH_OF_THE_FOLLOWING)
+    above = df[gold_column].astype(str).map(lambda gold: bool(_ABOVE_GOLD.fullmatch(normalize_text(gold))))
+    reasons = [
+        "; ".join(reason for reason, hit in ((_REASON_WHICH, w), (_REASON_ABOVE, a)) if hit)
+        for w, a in zip(which, above)
+    ]
+    mask = which | above
+    dropped = df[mask].copy()
+    dropped["reason"] = [reason for reason, hit in zip(reasons, mask) if hit]
+    return df[~mask].copy(), dropped

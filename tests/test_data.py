@@ -1,0 +1,531 @@
+"""Tests of caplib.data: schemas, validation errors, splits, near-duplicates and cleaning rules."""
+
+from __future__ import annotations
+
+import csv
+import functools
+import http.server
+import itertools
+import random
+import shutil
+import threading
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from caplib import data
+from caplib.data import (
+    CORRECTNESS_COLUMNS,
+    OFFICIAL_URLS,
+    QUESTION_TYPES,
+    STATEMENTS_COLUMNS,
+    DataValidationError,
+    apply_cleaning_rules,
+    jaccard,
+    load_correctness,
+    load_llm_answers,
+    load_sample,
+    load_statements,
+    near_duplicates,
+    normalize_question_type,
+    normalize_text,
+)
+
+FIXTURES = Path(__file__).parent / "fixtures"
+CORRECTNESS = FIXTURES / "cap_correctness.csv"
+CORRECTNESS_SPLITS = FIXTURES / "cap_correctness_splits.csv"
+STATEMENTS = FIXTURES / "cap_statements.csv"
+STATEMENTS_SPLITS = FIXTURES / "cap_statements_splits.csv"
+
+
+def read_rows(path: Path) -> tuple[list[str], list[list[str]]]:
+    with open(path, newline="", encoding="utf-8") as handle:
+        header, *rows = list(csv.reader(handle))
+    return header, rows
+
+
+def write_rows(path: Path, header: list[str], rows: list[list[str]]) -> Path:
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        csv.writer(handle).writerows([header, *rows])
+    return path
+
+
+def mutated(tmp_path: Path, source: Path, row: int, column: str, value: str) -> Path:
+    """A copy of `source` with one cell replaced."""
+    header, rows = read_rows(source)
+    rows[row][header.index(column)] = value
+    return write_rows(tmp_path / source.name, header, rows)
+
+
+# --- valid files ---------------------------------------------------------------------------------------------
+
+
+def test_correctness_loads_with_exact_shape_and_values():
+    df = load_correctness(CORRECTNESS)
+    assert df.shape == (5, 9)
+    assert list(df.columns) == ["row_id", *CORRECTNESS_COLUMNS]
+    assert df.row_id.tolist() == [0, 1, 2, 3, 4]
+    assert df.label_semantic.tolist() == [
+        "exact", "alternative_correct", "contradictory", "overinclusive_valid", "overinclusive_invalid"]
+    # empty and whitespace-only manual labels are NA; the others are normalized
+    assert df.label_semantic_manual.isna().tolist() == [False, True, False, True, False]
+    assert df.label_semantic_manual[[0, 2, 4]].tolist() == ["exact", "contradictory", "overinclusive_invalid"]
+    # a quoted cell with a comma and a line break stays one cell
+    assert df.question[1] == "Name a planet, other than Earth, with liquid water\non its surface?"
+    assert df.dataset.tolist() == ["OpenBookQA", "ARC", "MMLU", "ARC", "MMLU"]
+
+
+def test_none_and_na_strings_are_kept():
+    df = load_correctness(CORRECTNESS)
+    assert df.gold_answer[1] == "None"
+    assert df.answer[2] == "None"
+    assert df.hypothesis[4].startswith("NA is")
+    assert df.answer.notna().all()
+
+
+def test_correctness_splits_cover_rows_in_file_order():
+    df = load_correctness(CORRECTNESS, splits=CORRECTNESS_SPLITS)
+    assert df.shape == (5, 10)
+    assert df.columns[-1] == "split"
+    # splits file lists row_ids out of order (3, 0, 4, 1, 2) and spells one split "Test"
+    assert df.split.tolist() == ["validation", "test", "validation", "test", "test"]
+
+
+def test_statements_loads_with_splits_file():
+    df = load_statements(STATEMENTS, splits=STATEMENTS_SPLITS)
+    assert df.shape == (4, 9)
+    assert list(df.columns) == ["row_id", *STATEMENTS_COLUMNS, "split"]
+    assert df.id.tolist() == ["s1", "s2", "s3", "s4"]
+    assert df.label_question_type.tolist() == list(QUESTION_TYPES)  # Tab. 9 order in the fixture
+    assert df.split.tolist() == ["train", "train", "validation", "test"]  # "dev" read as validation
+    assert df.subject[1] == "" and df.language[3] == ""  # optional cells may be empty
+
+
+def test_statements_loads_with_split_column(tmp_path):
+    header, rows = read_rows(STATEMENTS)
+    path = write_rows(tmp_path / "s.csv", header + ["split"],
+                      [row + [split] for row, split in zip(rows, ["train", "validation", "TEST", "val"])])
+    df = load_statements(path)
+    assert df.split.tolist() == ["train", "validation", "test", "validation"]
+    assert len(df) == 4
+    with pytest.raises(DataValidationError, match="splits file") as err:
+        load_statements(path, splits=STATEMENTS_SPLITS)
+    assert err.value.column == "split"
+
+
+@pytest.mark.parametrize("variant, expected", [
+    ("short-question", "short-question"), ("Short question", "short-question"),
+    ("SHORT_QUESTION", "short-question"), ("sentence completion", "sentence-to-complete"),
+    ("Long context", "long-question"), ("long question", "long-question"),
+    ("Blank-space task", "blank-spaces-task"), ("blank spaces task", "blank-spaces-task"),
+])
+def test_question_type_variants(variant, expected):
+    assert normalize_question_type(variant) == expected
+
+
+# --- validation errors: each names file, row and column --------------------------------------------------------
+
+
+def assert_located(err: pytest.ExceptionInfo, file: Path, row: int | None, column: str | None) -> None:
+    message = str(err.value)
+    assert err.value.file == str(file) and str(file) in message
+    assert err.value.row == row and err.value.column == column
+    if row is not None:
+        assert f"row {row} (line " in message
+    if column is not None:
+        assert repr(column) in message
+    assert "To fix:" in message
+
+
+@pytest.mark.parametrize("row, column, value, pattern", [
+    (2, "label_semantic", "great", "unknown value 'great'"),
+    (4, "label_semantic_manual", "mostly right", "unknown value 'mostly right'"),
+    (1, "label_semantic", "   ", "empty cell"),
+    (3, "answer", "", "empty cell"),
+    (0, "premise", " \t", "empty cell"),
+    (4, "hypothesis", "", "empty cell"),
+    (2, "question", "", "empty cell"),
+    (1, "gold_answer", "", "empty cell"),
+])
+def test_correctness_cell_errors(tmp_path, row, column, value, pattern):
+    path = mutated(tmp_path, CORRECTNESS, row, column, value)
+    with pytest.raises(DataValidationError, match=pattern) as err:
+        load_correctness(path)
+    assert_located(err, path, row, column)
+
+
+def test_error_gives_editor_line(tmp_path):
+    # row 1 spans lines 3-4 (quoted line break), so row 2 starts on line 5
+    path = mutated(tmp_path, CORRECTNESS, 2, "label_semantic", "great")
+    with pytest.raises(DataValidationError, match=r"row 2 \(line 5\)"):
+        load_correctness(path)
+
+
+def test_empty_optional_cells_are_allowed(tmp_path):
+    path = mutated(tmp_path, CORRECTNESS, 0, "dataset", "")
+    assert load_correctness(path).dataset[0] == ""
+
+
+def test_missing_column(tmp_path):
+    header, rows = read_rows(CORRECTNESS)
+    i = header.index("premise")
+    path = write_rows(tmp_path / "c.csv", header[:i] + header[i + 1:], [r[:i] + r[i + 1:] for r in rows])
+    with pytest.raises(DataValidationError, match="missing column") as err:
+        load_correctness(path)
+    assert_located(err, path, None, "premise")
+
+
+def test_extra_column(tmp_path):
+    header, rows = read_rows(CORRECTNESS)
+    path = write_rows(tmp_path / "c.csv", header + ["notes"], [r + ["x"] for r in rows])
+    with pytest.raises(DataValidationError, match="unexpected column") as err:
+        load_correctness(path)
+    assert_located(err, path, None, "notes")
+
+
+def test_duplicated_header_column(tmp_path):
+    header, rows = read_rows(CORRECTNESS)
+    path = write_rows(tmp_path / "c.csv", header + ["answer"], [r + ["x"] for r in rows])
+    with pytest.raises(DataValidationError, match="duplicated header") as err:
+        load_correctness(path)
+    assert_located(err, path, None, "answer")
+
+
+def test_row_with_wrong_field_count(tmp_path):
+    header, rows = read_rows(CORRECTNESS)
+    rows[3] = rows[3] + ["stray"]
+    path = write_rows(tmp_path / "c.csv", header, rows)
+    with pytest.raises(DataValidationError, match=r"has 9 fields but the header has 8") as err:
+        load_correctness(path)
+    assert_located(err, path, 3, None)
+
+
+def test_empty_file(tmp_path):
+    path = tmp_path / "c.csv"
+    path.write_text("\n")
+    with pytest.raises(DataValidationError, match="empty") as err:
+        load_correctness(path)
+    assert err.value.file == str(path)
+
+
+@pytest.mark.parametrize("lines, row, column, pattern", [
+    (["0,validation", "1,test", "2,test", "3,test", "3,validation", "4,test"], 3, "row_id", "more than once"),
+    (["0,validation", "1,test", "2,test", "4,test"], 3, "row_id", "no split"),
+    (["0,validation", "1,test", "2,test", "3,test", "4,test", "5,test"], 5, "row_id", "row_id 5 is not in"),
+    (["0,validation", "one,test", "2,test", "3,test", "4,test"], 1, "row_id", "not a non-negative integer"),
+    (["0,validation", "1,test", "2,train", "3,test", "4,test"], 2, "split", "unknown value 'train'"),
+    (["0,validation", "1,", "2,test", "3,test", "4,test"], 1, "split", "empty cell"),
+])
+def test_correctness_splits_errors(tmp_path, lines, row, column, pattern):
+    splits = tmp_path / "splits.csv"
+    splits.write_text("\n".join(["row_id,split", *lines]) + "\n")
+    with pytest.raises(DataValidationError, match=pattern) as err:
+        load_correctness(CORRECTNESS, splits=splits)
+    # a data row without a split is reported against the data file; the other errors against the splits file
+    assert_located(err, CORRECTNESS if pattern == "no split" else splits, row, column)
+
+
+def test_correctness_splits_file_needs_exact_columns(tmp_path):
+    splits = tmp_path / "splits.csv"
+    splits.write_text("id,split\n0,test\n")
+    with pytest.raises(DataValidationError, match="missing column") as err:
+        load_correctness(CORRECTNESS, splits=splits)
+    assert_located(err, splits, None, "row_id")
+
+
+@pytest.mark.parametrize("row, column, value, pattern", [
+    (2, "id", "s1", "duplicate value 's1'"),
+    (1, "label_question_type", "essay", "unknown value 'essay'"),
+    (3, "statement", " ", "empty cell"),
+    (0, "id", "", "empty cell"),
+    (2, "label_question_type", "", "empty cell"),
+])
+def test_statements_cell_errors(tmp_path, row, column, value, pattern):
+    path = mutated(tmp_path, STATEMENTS, row, column, value)
+    with pytest.raises(DataValidationError, match=pattern) as err:
+        load_statements(path)
+    first = 0 if column == "id" and value == "s1" else row  # both duplicates are listed, the first is s1's row
+    assert_located(err, path, first, column)
+
+
+@pytest.mark.parametrize("lines, file, row, pattern", [
+    (["s1,train", "s2,train", "s3,dev", "s4,test", "s5,test"], "splits", 4, "'s5' is not in"),
+    (["s1,train", "s2,train", "s4,test"], "data", 2, "no split"),
+    (["s1,train", "s2,train", "s3,dev", "s4,test", "s1,test"], "splits", 0, "more than once"),
+])
+def test_statements_splits_errors(tmp_path, lines, file, row, pattern):
+    splits = tmp_path / "splits.csv"
+    splits.write_text("\n".join(["id,split", *lines]) + "\n")
+    with pytest.raises(DataValidationError, match=pattern) as err:
+        load_statements(STATEMENTS, splits=splits)
+    assert_located(err, splits if file == "splits" else STATEMENTS, row, "id")
+
+
+def test_statements_split_column_unknown_name(tmp_path):
+    header, rows = read_rows(STATEMENTS)
+    path = write_rows(tmp_path / "s.csv", header + ["split"],
+                      [row + [split] for row, split in zip(rows, ["train", "holdout", "test", "test"])])
+    with pytest.raises(DataValidationError, match="unknown value 'holdout'") as err:
+        load_statements(path)
+    assert_located(err, path, 1, "split")
+
+
+def test_error_lists_several_rows(tmp_path):
+    header, rows = read_rows(CORRECTNESS)
+    for row in rows:
+        row[header.index("label_semantic")] = "bogus"
+    path = write_rows(tmp_path / "c.csv", header, rows)
+    with pytest.raises(DataValidationError) as err:
+        load_correctness(path)
+    assert "row 0 (line 2), 1 (line 3), 2 (line 5), 3 (line 6), 4 (line 7)" in str(err.value)
+
+
+# --- missing files and URLs --------------------------------------------------------------------------------------
+
+
+def test_missing_local_file_points_to_official_files(tmp_path):
+    with pytest.raises(FileNotFoundError) as err:
+        load_correctness(tmp_path / "CAP-Correctness.csv")
+    assert OFFICIAL_URLS["CAP-Correctness.csv"] in str(err.value)
+    assert "load_sample" in str(err.value)
+    with pytest.raises(FileNotFoundError, match="CAP-Statements.csv"):
+        load_statements(tmp_path / "nope.csv")
+
+
+@pytest.fixture
+def http_server():
+    """A local HTTP server serving tests/fixtures (no network needed)."""
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(FIXTURES))
+    handler.log_message = lambda *args: None  # type: ignore[assignment]
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def test_url_loads_like_a_path(http_server):
+    from_url = load_correctness(f"{http_server}/cap_correctness.csv", splits=f"{http_server}/cap_correctness_splits.csv")
+    pd.testing.assert_frame_equal(from_url, load_correctness(CORRECTNESS, splits=CORRECTNESS_SPLITS))
+
+
+def test_unfetchable_url_points_to_official_files(http_server):
+    with pytest.raises(ConnectionError) as err:
+        load_statements(f"{http_server}/missing.csv")
+    message = str(err.value)
+    assert OFFICIAL_URLS["CAP-Statements.csv"] in message and "local path" in message
+
+
+def test_official_urls():
+    assert set(OFFICIAL_URLS) == {"CAP-Correctness.csv", "CAP-Correctness-splits.csv", "CAP-Statements.csv"}
+    for name, url in OFFICIAL_URLS.items():
+        assert url == ("https://raw.githubusercontent.com/ElitsaY/EMNLP-2026-How-Correct-Is-Your-Answer-"
+                       f"/main/data/{name}")
+
+
+# --- bundled samples ---------------------------------------------------------------------------------------------
+
+
+def test_load_sample_finds_files_and_splits(tmp_path, monkeypatch):
+    monkeypatch.setattr(data, "_SAMPLE_DIR", tmp_path)
+    with pytest.raises(FileNotFoundError, match="cap_correctness.csv") as err:
+        load_sample("cap_correctness")
+    assert OFFICIAL_URLS["CAP-Correctness.csv"] in str(err.value)
+    shutil.copy(CORRECTNESS, tmp_path / "cap_correctness.csv")
+    assert "split" not in load_sample("cap_correctness").columns
+    shutil.copy(CORRECTNESS_SPLITS, tmp_path / "cap_correctness_splits.csv")
+    assert load_sample("cap_correctness").split.tolist() == ["validation", "test", "validation", "test", "test"]
+    shutil.copy(STATEMENTS, tmp_path / "cap_statements.csv")
+    shutil.copy(STATEMENTS_SPLITS, tmp_path / "cap_statements_splits.csv")
+    assert load_sample("cap_statements").split.tolist() == ["train", "train", "validation", "test"]
+    with pytest.raises(ValueError, match="cap_correctness, cap_statements, llm_answers"):
+        load_sample("cap-correctness")
+
+
+def test_sample_dir_is_repository_data_sample():
+    assert data._SAMPLE_DIR == Path(__file__).resolve().parent.parent / "data" / "sample"
+
+
+@pytest.mark.parametrize("name", ["cap_correctness", "cap_statements", "llm_answers"])
+def test_bundled_samples_validate(name):
+    if not (data._SAMPLE_DIR / f"{name}.csv").is_file():
+        pytest.skip(f"data/sample/{name}.csv not bundled yet")
+    df = load_sample(name)
+    assert len(df) > 0 and df.row_id.tolist() == list(range(len(df)))
+
+
+def test_llm_answers_extra_columns_and_labels(tmp_path):
+    header = ["question", "gold_answer", "answer", "model", "label_semantic", "temperature"]
+    rows = [["Q1", "Paris", "None", "m1", "Part", "0.7"], ["Q2", "Rome", "Rome", "m2", "exact", "0"]]
+    df = load_llm_answers(write_rows(tmp_path / "a.csv", header, rows))
+    assert list(df.columns) == ["row_id", *header]
+    assert df.label_semantic.tolist() == ["partial", "exact"]
+    assert df.answer[0] == "None" and df.temperature.tolist() == ["0.7", "0"]
+    path = write_rows(tmp_path / "b.csv", [h for h in header if h != "model"],
+                      [[c for h, c in zip(header, r) if h != "model"] for r in rows])
+    with pytest.raises(DataValidationError, match="missing column") as err:
+        load_llm_answers(path)
+    assert_located(err, path, None, "model")
+    path = write_rows(tmp_path / "c.csv", header, [rows[0], ["Q2", "Rome", "Rome", "", "exact", "0"]])
+    with pytest.raises(DataValidationError, match="empty cell") as err:
+        load_llm_answers(path)
+    assert_located(err, path, 1, "model")
+
+
+# --- text normalization, Jaccard, near-duplicates (B.5) ------------------------------------------------------------
+
+
+def test_normalize_text():
+    assert normalize_text("  What's the Boiling-Point\tof ____?  ") == "what s the boiling point of"
+    assert normalize_text("ＣＯ２ Émission") == "co2 émission"  # NFKC full-width, case-folded
+    assert normalize_text("?!") == ""
+    with pytest.raises(TypeError):
+        normalize_text(None)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("a, b, expected", [
+    ("a b c d", "a b c e", 3 / 5),
+    ("The cat.", "the CAT", 1.0),
+    ("a b", "c d", 0.0),
+    ("a a a b", "a b b", 1.0),  # sets, not multisets
+    ("one two three", "one two three four five six", 3 / 6),
+    ("", "...", 1.0),
+    ("", "x", 0.0),
+])
+def test_jaccard_values(a, b, expected):
+    assert jaccard(a, b) == pytest.approx(expected)
+    assert jaccard(b, a) == pytest.approx(expected)
+
+
+TEN = "t0 t1 t2 t3 t4 t5 t6 t7 t8 t9"
+
+
+def test_near_duplicates_threshold_boundary():
+    nine = "t0 t1 t2 t3 t4 t5 t6 t7 t8"  # 9 shared of 10 tokens: J = 0.9 -> dropped
+    eight = "t0 t1 t2 t3 t4 t5 t6 t7"  # 8 of 10: J = 0.8 -> kept
+    assert jaccard(TEN, nine) == 0.9 and jaccard(TEN, eight) == 0.8
+    assert near_duplicates([TEN, nine]) == [1]
+    assert near_duplicates([TEN, eight]) == []
+    assert near_duplicates([nine, TEN]) == [1]  # keep first, whichever is longer
+    assert near_duplicates([TEN, eight], threshold=0.8) == [1]
+    # 18 shared of a 20-token union (J = 0.9, both sides 19 tokens) -> dropped
+    a = " ".join(f"w{i}" for i in range(19))
+    b = " ".join(f"w{i}" for i in range(18)) + " other"
+    assert jaccard(a, b) == pytest.approx(18 / 20)
+    assert near_duplicates([a, b]) == [1]
+
+
+def test_near_duplicates_keeps_first_and_compares_with_kept_only():
+    texts = [
+        "What is the capital of France?",
+        "what is the capital of france",  # exact after normalization -> dropped
+        "Name the largest ocean on Earth.",
+        "What is the capital of Spain?",  # J = 5/7 with 0 -> kept
+        "",
+        "  ?? ",  # empty like 4 -> dropped
+        TEN,
+        "t0 t1 t2 t3 t4 t5 t6 t7 t8",  # J(6) = 0.9 -> dropped
+        "t0 t1 t2 t3 t4 t5 t6 t7 t8 x",  # J(6) = 9/11, J(7) = 0.9 but 7 was dropped -> kept
+    ]
+    assert near_duplicates(texts) == [1, 5, 7]
+    assert near_duplicates([]) == []
+    with pytest.raises(ValueError):
+        near_duplicates(texts, threshold=0)
+
+
+def brute_force_near_duplicates(texts: list[str], threshold: float) -> list[int]:
+    sets = [set(t.lower().split()) for t in texts]
+    kept: list[int] = []
+    drop: list[int] = []
+    for i, s in enumerate(sets):
+        if any(len(s & sets[j]) / len(s | sets[j]) >= threshold for j in kept):
+            drop.append(i)
+        else:
+            kept.append(i)
+    return drop
+
+
+def synthetic_questions(n: int, seed: int) -> list[str]:
+    """Zipf-like word questions with ~15% perturbed copies (token swaps, deletions, additions)."""
+    rng = random.Random(seed)
+    vocab = [f"w{i}" for i in range(4000)]
+    cum_weights = list(itertools.accumulate(1 / (i + 1) for i in range(len(vocab))))
+    texts: list[str] = []
+    for _ in range(n):
+        if texts and rng.random() < 0.15:
+            words = rng.choice(texts).split()
+            for _ in range(rng.randint(0, 2)):
+                op = rng.random()
+                if op < 0.4 and len(words) > 3:
+                    words.pop(rng.randrange(len(words)))
+                elif op < 0.7:
+                    words.insert(rng.randrange(len(words) + 1), rng.choice(vocab))
+                else:
+                    words[rng.randrange(len(words))] = rng.choice(vocab)
+            texts.append(" ".join(words))
+        else:
+            texts.append(" ".join(rng.choices(vocab, cum_weights=cum_weights, k=rng.randint(4, 30))))
+    return texts
+
+
+@pytest.mark.parametrize("threshold", [0.9, 0.75, 0.5])
+def test_near_duplicates_matches_brute_force(threshold):
+    texts = synthetic_questions(700, seed=1)
+    expected = brute_force_near_duplicates(texts, threshold)
+    assert len(expected) > 20  # the perturbed copies make real near-duplicates
+    assert near_duplicates(texts, threshold=threshold) == expected
+
+
+def test_near_duplicates_11000_questions_under_10_s():
+    texts = synthetic_questions(11_000, seed=2)
+    start = time.perf_counter()
+    drop = near_duplicates(texts)
+    elapsed = time.perf_counter() - start
+    assert elapsed < 10, f"near_duplicates took {elapsed:.1f} s"
+    # texts are visited in order, so the drops among the first 1,000 depend on those alone: brute-force them
+    assert [i for i in drop if i < 1000] == brute_force_near_duplicates(texts[:1000], 0.9)
+    assert 0.05 * len(texts) < len(drop) < 0.15 * len(texts)  # ~15% are perturbed copies, some beyond 0.9
+
+
+# --- cleaning rules (B.3 / Sec. 5) -----------------------------------------------------------------------------
+
+
+def test_apply_cleaning_rules():
+    df = pd.DataFrame({
+        "question": [
+            "Which of the following is a mammal?",
+            "What is the largest planet?",
+            "Of the planets, WHICH  OF THE\nFOLLOWING is red?",
+            "Which planet is red?",
+            "Pick one: which of the following metals is liquid?",
+            "Which statement is true?",
+            "Which statement is false?",
+            "Which of these is a fish?",
+        ],
+        "gold_answer": ["Whale", "Jupiter", "Mars", "All of the above.", "None of the above",
+                        "none of above", "All of above answers", "Both of the above"],
+    }, index=[10, 11, 12, 13, 14, 15, 16, 17])
+    kept, dropped = apply_cleaning_rules(df)
+    assert kept.index.tolist() == [11, 16, 17]
+    assert dropped.index.tolist() == [10, 12, 13, 14, 15]
+    assert dropped.reason.tolist() == [
+        "which-of-the-following question",
+        "which-of-the-following question",
+        "all/none-of-the-above gold",
+        "which-of-the-following question; all/none-of-the-above gold",
+        "all/none-of-the-above gold",
+    ]
+    assert list(kept.columns) == ["question", "gold_answer"]
+    assert len(kept) + len(dropped) == len(df)
+
+
+def test_apply_cleaning_rules_custom_columns():
+    df = pd.DataFrame({"q": ["which of the following?"], "g": ["x"]})
+    kept, dropped = apply_cleaning_rules(df, question_column="q", gold_column="g")
+    assert kept.empty and dropped.reason.tolist() == ["which-of-the-following question"]
+    with pytest.raises(DataValidationError, match="'question'") as err:
+        apply_cleaning_rules(df)
+    assert err.value.column == "question"
