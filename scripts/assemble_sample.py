@@ -11,7 +11,8 @@ Outputs (deterministic, byte for byte):
 
 - ``data/sample/cap_correctness.csv`` in the published schema (``caplib.data.CORRECTNESS_COLUMNS``);
   ``dataset`` is the source dataset, ``label_semantic`` the class the candidate was written for and
-  ``label_semantic_manual`` is left empty (a separate blind annotation pass fills it). Rows follow
+  ``label_semantic_manual`` holds the blind second labels of ``data/sample/second_labels/`` (empty for rows
+  outside that pass; see ``read_second_labels``). Rows follow
   ``questions.csv``; within a question the 8 classes are shuffled by ``random.Random(f"{SEED}|{question_id}")``
   so that the class cannot be read off the row position.
 - ``data/sample/cap_correctness_splits.csv`` (``row_id,split``): split by question, never by row;
@@ -40,7 +41,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from caplib.data import CORRECTNESS_COLUMNS, load_correctness, normalize_text  # noqa: E402
-from caplib.taxonomy import LABELS  # noqa: E402
+from caplib.taxonomy import LABELS, normalize_label  # noqa: E402
 
 SEED = 2026
 VALIDATION_PER_SOURCE = 5
@@ -99,9 +100,26 @@ def load_authoring(directory: Path = SAMPLE / "authoring") -> dict[str, dict]:
     return entries
 
 
-def assemble(questions: pd.DataFrame, authoring: dict[str, dict], seed: int = SEED
-             ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+def read_second_labels(directory: Path = SAMPLE / "second_labels") -> dict[int, str]:
+    """row_id -> label of the blind second labelling pass (B.3's human validation, here an LLM agent).
+
+    ``items.jsonl`` is what the annotator saw (question, gold, answer; never the intended class), in a seeded
+    random order; ``labels.jsonl`` its labels in the same order; ``item_to_row.json`` maps items to row ids.
+    Labels are taken as written: nobody edits them after the pass.
+    """
+    if not directory.is_dir():
+        return {}
+    item_to_row = json.loads((directory / "item_to_row.json").read_text())
+    labels = [json.loads(line) for line in (directory / "labels.jsonl").read_text().splitlines() if line.strip()]
+    if sorted(entry["item"] for entry in labels) != sorted(item_to_row):
+        raise AuthoringError(f"{directory}: labels.jsonl does not label exactly the items of item_to_row.json")
+    return {int(item_to_row[entry["item"]]): normalize_label(entry["label"]) for entry in labels}
+
+
+def assemble(questions: pd.DataFrame, authoring: dict[str, dict], seed: int = SEED,
+             manual: dict[int, str] | None = None) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """(cap_correctness, splits, provenance) frames from the selected questions and their authoring entries."""
+    manual = manual or {}
     missing = sorted(set(questions["question_id"]) - set(authoring))
     extra = sorted(set(authoring) - set(questions["question_id"]))
     if missing or extra:
@@ -128,7 +146,7 @@ def assemble(questions: pd.DataFrame, authoring: dict[str, dict], seed: int = SE
             row_id = len(rows)
             rows.append({"question": q.question, "dataset": q.source_dataset, "gold_answer": q.gold_answer,
                          "answer": answer, "hypothesis": hypothesis, "premise": entry["premise"],
-                         "label_semantic": label, "label_semantic_manual": ""})
+                         "label_semantic": label, "label_semantic_manual": manual.get(row_id, "")})
             splits.append({"row_id": row_id, "split": "validation" if q.question_id in validation else "test"})
             provenance.append({"row_id": row_id, "question_id": q.question_id, "source_dataset": q.source_dataset,
                                "source_split": q.source_split, "source_id": q.source_id})
@@ -140,7 +158,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out-dir", type=Path, default=SAMPLE, help="where the three CSV files go")
     args = parser.parse_args(argv)
     questions = pd.read_csv(SAMPLE / "questions.csv", dtype=str, keep_default_na=False)
-    data, splits, provenance = assemble(questions, load_authoring())
+    data, splits, provenance = assemble(questions, load_authoring(), manual=read_second_labels())
     args.out_dir.mkdir(parents=True, exist_ok=True)
     paths = {name: args.out_dir / f"cap_correctness{suffix}.csv"
              for name, suffix in (("data", ""), ("splits", "_splits"), ("provenance", "_provenance"))}
