@@ -39,7 +39,8 @@ def build_tiny_mt5(directory: Path | str, corpus: Iterable[str] = CORPUS, seed: 
     """Write a randomly initialised 2-layer MT5ForConditionalGeneration and its tokenizer to ``directory``.
 
     Token ids follow T5/mT5: pad 0, eos 1, unk 2, no bos (ENVIRONMENT-NOTES.md). The model's
-    ``decoder_start_token_id`` is the pad id, as in every T5 checkpoint.
+    ``decoder_start_token_id`` is the pad id, as in every T5 checkpoint. The tokenizer is a small BPE
+    sentencepiece model (word-level pieces for the corpus words, so test inputs stay ~15 tokens long).
     """
     import sentencepiece as spm
     import torch
@@ -48,10 +49,10 @@ def build_tiny_mt5(directory: Path | str, corpus: Iterable[str] = CORPUS, seed: 
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     text_file = directory / "corpus.txt"
-    text_file.write_text("\n".join(corpus) + "\n", encoding="utf-8")
+    text_file.write_text("\n".join(list(corpus) * 5) + "\n", encoding="utf-8")
     spm.SentencePieceTrainer.train(
-        input=str(text_file), model_prefix=str(directory / "spiece"), vocab_size=160, hard_vocab_limit=False,
-        model_type="unigram", character_coverage=1.0, pad_id=0, eos_id=1, unk_id=2, bos_id=-1,
+        input=str(text_file), model_prefix=str(directory / "spiece"), vocab_size=400, hard_vocab_limit=False,
+        model_type="bpe", character_coverage=1.0, pad_id=0, eos_id=1, unk_id=2, bos_id=-1,
         pad_piece="<pad>", eos_piece="</s>", unk_piece="<unk>", minloglevel=2, num_threads=1,
     )
     text_file.unlink()
