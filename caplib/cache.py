@@ -1,0 +1,171 @@
+"""Content-addressed disk cache for model outputs (NLI probabilities, generated statements).
+
+Re-executing a notebook or re-running ``caplib score`` on the same inputs with the same settings
+is nearly free: every scored item is stored under a key that hashes the namespace, the settings
+that change its value (model + revision, dtype, max length, ...) and the item's own text.
+
+Storage: one SQLite database per namespace, ``<cache dir>/<namespace>.sqlite3``, in WAL mode so
+that several readers (parallel notebooks) and one writer at a time can share it. Values are
+stored as JSON together with a SHA-256 checksum of key + value; an entry whose checksum does not
+match (a corrupt or tampered row) is deleted and reported missing, never returned.
+
+Example:
+    >>> import tempfile
+    >>> cache = ContentCache("demo", {"model": "m", "revision": "r"}, directory=tempfile.mkdtemp())
+    >>> cache.put_many({"premise\\x1fhypothesis": [0.7, 0.2, 0.1]})
+    >>> cache.get_many(["premise\\x1fhypothesis", "unseen"])
+    {'premise\\x1fhypothesis': [0.7, 0.2, 0.1]}
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import sqlite3
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+__all__ = ["ContentCache", "clear_cache", "default_cache_dir"]
+
+# SQLite limits the number of host parameters per statement (999 in old builds).
+_CHUNK = 900
+_NAMESPACE = re.compile(r"^[A-Za-z0-9_.-]+$")
+_SUFFIX = ".sqlite3"
+
+
+def default_cache_dir() -> Path:
+    """The cache directory: ``$CAPLIB_CACHE_DIR`` if set, else ``~/.cache/caplib``.
+
+    Example:
+        >>> default_cache_dir()  # doctest: +SKIP
+        PosixPath('/home/me/.cache/caplib')
+    """
+    configured = os.environ.get("CAPLIB_CACHE_DIR")
+    return Path(configured).expanduser() if configured else Path.home() / ".cache" / "caplib"
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class ContentCache:
+    """A key-value store whose keys are hashes of ``namespace + settings + item``.
+
+    Args:
+        namespace: what is cached, e.g. ``"nli"`` or ``"statements"`` (letters, digits, ``_.-``);
+            also the database file name.
+        settings: everything besides the item text that changes the cached value; serialized as
+            canonical JSON (sorted keys), so equal settings give equal keys in every process.
+        directory: where the database lives; default :func:`default_cache_dir`.
+
+    Values must be JSON-serializable (lists of floats, strings, ...). Floats round-trip exactly.
+    """
+
+    def __init__(self, namespace: str, settings: Mapping[str, Any], directory: Path | str | None = None):
+        self._connection: sqlite3.Connection | None = None
+        if not _NAMESPACE.match(namespace):
+            raise ValueError(f"cache namespace {namespace!r} must use only letters, digits, '_', '.', '-'")
+        self.namespace = namespace
+        self.settings = dict(settings)
+        self.directory = Path(directory).expanduser() if directory is not None else default_cache_dir()
+        self.path = self.directory / f"{namespace}{_SUFFIX}"
+        canonical = json.dumps(self.settings, sort_keys=True, ensure_ascii=False, default=str)
+        self._prefix = f"{namespace}\x1e{canonical}\x1e"
+
+    def key(self, item: str) -> str:
+        """The content key of ``item`` under this namespace and settings."""
+        return _digest(self._prefix + item)
+
+    def _connect(self) -> sqlite3.Connection:
+        if self._connection is None:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            connection = sqlite3.connect(self.path, timeout=60.0)
+            connection.execute("PRAGMA journal_mode=WAL")
+            connection.execute("PRAGMA synchronous=NORMAL")
+            connection.execute(
+                "CREATE TABLE IF NOT EXISTS entries (key TEXT PRIMARY KEY, value TEXT NOT NULL, checksum TEXT NOT NULL)"
+            )
+            connection.commit()
+            self._connection = connection
+        return self._connection
+
+    def get_many(self, items: Sequence[str]) -> dict[str, Any]:
+        """Cached values of ``items``; missing and corrupt entries are absent (corrupt ones are deleted)."""
+        keys = {self.key(item): item for item in dict.fromkeys(items)}
+        if not keys or not self.path.exists():
+            return {}
+        connection = self._connect()
+        found: dict[str, Any] = {}
+        corrupt: list[str] = []
+        key_list = list(keys)
+        for start in range(0, len(key_list), _CHUNK):
+            chunk = key_list[start : start + _CHUNK]
+            rows = connection.execute(
+                f"SELECT key, value, checksum FROM entries WHERE key IN ({','.join('?' * len(chunk))})", chunk
+            ).fetchall()
+            for key, value, checksum in rows:
+                try:
+                    if checksum != _digest(key + value):
+                        raise ValueError("checksum mismatch")
+                    found[keys[key]] = json.loads(value)
+                except (TypeError, ValueError):
+                    corrupt.append(key)
+        if corrupt:
+            connection.executemany("DELETE FROM entries WHERE key = ?", [(key,) for key in corrupt])
+            connection.commit()
+        return found
+
+    def put_many(self, mapping: Mapping[str, Any]) -> None:
+        """Store ``item -> value`` pairs (overwriting earlier values of the same items)."""
+        if not mapping:
+            return
+        rows = []
+        for item, value in mapping.items():
+            key = self.key(item)
+            text = json.dumps(value, ensure_ascii=False)
+            rows.append((key, text, _digest(key + text)))
+        connection = self._connect()
+        with connection:
+            connection.executemany("INSERT OR REPLACE INTO entries (key, value, checksum) VALUES (?, ?, ?)", rows)
+
+    def __len__(self) -> int:
+        if not self.path.exists():
+            return 0
+        return int(self._connect().execute("SELECT COUNT(*) FROM entries").fetchone()[0])
+
+    def close(self) -> None:
+        """Close the database connection (reopened on the next access)."""
+        if self._connection is not None:
+            self._connection.close()
+            self._connection = None
+
+    def __del__(self) -> None:
+        self.close()
+
+
+def clear_cache(directory: Path | str | None = None, namespace: str | None = None) -> int:
+    """Delete the cache databases (all namespaces, or one) and return how many entries they held.
+
+    Example:
+        >>> import tempfile
+        >>> directory = tempfile.mkdtemp()
+        >>> ContentCache("demo", {}, directory=directory).put_many({"a": 1, "b": 2})
+        >>> clear_cache(directory)
+        2
+    """
+    root = Path(directory).expanduser() if directory is not None else default_cache_dir()
+    pattern = f"{namespace}{_SUFFIX}" if namespace else f"*{_SUFFIX}"
+    removed = 0
+    for database in sorted(root.glob(pattern)):
+        try:
+            with sqlite3.connect(database, timeout=60.0) as connection:
+                removed += int(connection.execute("SELECT COUNT(*) FROM entries").fetchone()[0])
+            connection.close()
+        except sqlite3.DatabaseError:
+            pass  # an unreadable database is deleted all the same
+        for path in (database, Path(f"{database}-wal"), Path(f"{database}-shm")):
+            path.unlink(missing_ok=True)
+    return removed

@@ -1,0 +1,357 @@
+"""CAP, Context-Aware Precision (Sec. 4, Eq. 2-3; App. A, C.2).
+
+For a question q, gold answer g and predicted answer p, with declarative statements
+s_g = s(q, g) and s_p = s(q, p):
+
+    D(s_g -> s_p) = P_entailment(s_g -> s_p) + lam * P_neutral(s_g -> s_p)              (Eq. 2)
+    CAP(s_g, s_p) = alpha * D(s_g -> s_p) + (1 - alpha) * D(s_p -> s_g)                 (Eq. 3)
+
+g -> p (gold statement as premise, predicted statement as hypothesis) measures semantic
+compatibility, p -> g semantic completeness. The paper uses alpha = 0.85 and lam = 0.30 (Tab. 12).
+CAP lies in [0, 1] because it is a convex combination of two directional scores in [0, 1] (App. A).
+
+Probability arrays have shape ``(n, 3)`` with columns ``caplib.nli.LABEL_ORDER`` =
+(entailment, neutral, contradiction).
+
+Components (``return_components=True``) are a DataFrame with the columns ``COMPONENT_COLUMNS``:
+
+=====================  =============================================================
+``cap``                CAP (Eq. 3)
+``cap_d_forward``      D(s_g -> s_p), gold statement as premise (Eq. 2)
+``cap_d_backward``     D(s_p -> s_g), predicted statement as premise
+``cap_p_entail_fwd``   P_entailment(s_g -> s_p); ``cap_p_neutral_fwd``, ``cap_p_contra_fwd`` alike
+``cap_p_entail_bwd``   P_entailment(s_p -> s_g); ``cap_p_neutral_bwd``, ``cap_p_contra_bwd`` alike
+``cap_gold_index``     only with several golds per row: which gold gave the maximum (0-based)
+``cap_premise``        ``score_answers`` only: the generated gold statement used
+``cap_hypothesis``     ``score_answers`` only: the generated predicted statement
+=====================  =============================================================
+
+Several gold answers per question: give a list of golds (or gold statements) for a row; CAP is
+computed against each and the maximum is returned (ties: the first gold).
+
+Example:
+    >>> import numpy as np
+    >>> forward = np.array([[0.90, 0.08, 0.02]])   # s_g -> s_p
+    >>> backward = np.array([[0.20, 0.70, 0.10]])  # s_p -> s_g
+    >>> round(float(cap(forward, backward)[0]), 4)  # 0.85 * (0.90 + 0.3 * 0.08) + 0.15 * (0.20 + 0.3 * 0.70)
+    0.8469
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, Union
+
+import numpy as np
+import pandas as pd
+
+from caplib.nli import LABEL_ORDER, NLIScorer
+
+if TYPE_CHECKING:
+    from caplib.profiles import Profile
+
+__all__ = [
+    "COMPONENT_COLUMNS",
+    "PAPER_ALPHA",
+    "PAPER_LAM",
+    "PAPER_NLI_MODEL",
+    "CAPScorer",
+    "StatementGenerator",
+    "cap",
+    "directional_score",
+]
+
+#: Hyperparameters of the paper (Sec. 4, App. C.2, Tab. 12).
+PAPER_ALPHA = 0.85
+PAPER_LAM = 0.30
+#: The paper's NLI checkpoint (App. C.2).
+PAPER_NLI_MODEL = "cross-encoder/nli-deberta-v3-large"
+#: Tolerance on probabilities: each in [-PROB_ATOL, 1 + PROB_ATOL], each row summing to 1 +- PROB_ATOL.
+PROB_ATOL = 1e-4
+#: Columns of ``return_components=True`` (see the module docstring); the CLI writes them as they are.
+COMPONENT_COLUMNS: tuple[str, ...] = (
+    "cap",
+    "cap_d_forward",
+    "cap_d_backward",
+    "cap_p_entail_fwd",
+    "cap_p_neutral_fwd",
+    "cap_p_contra_fwd",
+    "cap_p_entail_bwd",
+    "cap_p_neutral_bwd",
+    "cap_p_contra_bwd",
+)
+
+#: One gold (answer or statement) per row, or several (CAP takes the maximum over them).
+Gold = Union[str, Sequence[str]]
+
+
+class StatementGenerator(Protocol):
+    """Anything that turns (question, answer) pairs into declarative statements (``caplib.statements``)."""
+
+    def generate(self, questions: Sequence[str], answers: Sequence[str]) -> list[str]: ...
+
+
+def _check_weight(value: float, name: str) -> float:
+    if not isinstance(value, (int, float)) or not 0.0 <= float(value) <= 1.0:
+        raise ValueError(f"{name} must be a number in [0, 1], got {value!r}")
+    return float(value)
+
+
+def _check_probs(probs: Any, name: str) -> np.ndarray:
+    array = np.asarray(probs, dtype=np.float64)
+    if array.ndim != 2 or array.shape[1] != len(LABEL_ORDER):
+        raise ValueError(f"{name} must have shape (n, 3) with columns {LABEL_ORDER}, got shape {array.shape}")
+    bad = ~np.isfinite(array).all(axis=1) | (array < -PROB_ATOL).any(axis=1) | (array > 1 + PROB_ATOL).any(axis=1)
+    bad |= np.abs(array.sum(axis=1) - 1.0) > PROB_ATOL
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"{name} row {row} is {array[row].tolist()}: not a probability distribution (each value in "
+                         f"[0, 1], summing to 1 within {PROB_ATOL}); {int(bad.sum())} such row(s)")
+    return array
+
+
+def directional_score(probs: Any, lam: float) -> np.ndarray:
+    """D(s_a -> s_b) = P_entailment + lam * P_neutral of each row (Eq. 2), in [0, 1].
+
+    Example:
+        >>> directional_score([[0.5, 0.4, 0.1]], lam=0.3).round(2).tolist()
+        [0.62]
+    """
+    array = _check_probs(probs, "probs")
+    lam = _check_weight(lam, "lam")
+    return np.clip(array[:, 0] + lam * array[:, 1], 0.0, 1.0)  # clip only the PROB_ATOL slack
+
+
+def cap(forward: Any, backward: Any, alpha: float = PAPER_ALPHA, lam: float = PAPER_LAM) -> np.ndarray:
+    """CAP = alpha * D(s_g -> s_p) + (1 - alpha) * D(s_p -> s_g) for each row (Eq. 3), in [0, 1].
+
+    Args:
+        forward: NLI probabilities of gold statement -> predicted statement, shape (n, 3).
+        backward: NLI probabilities of predicted statement -> gold statement, shape (n, 3).
+        alpha: weight of the forward direction (compatibility); paper 0.85.
+        lam: weight of the neutral class in D; paper 0.30.
+
+    Example:
+        >>> cap([[1.0, 0.0, 0.0]], [[0.0, 0.0, 1.0]], alpha=0.85, lam=0.3).tolist()
+        [0.85]
+    """
+    alpha = _check_weight(alpha, "alpha")
+    forward_d, backward_d = directional_score(forward, lam), directional_score(backward, lam)
+    if forward_d.shape != backward_d.shape:
+        raise ValueError(f"forward has {len(forward_d)} rows but backward has {len(backward_d)}; they must pair up")
+    return alpha * forward_d + (1.0 - alpha) * backward_d
+
+
+def _flatten(golds: Sequence[Gold], n: int, what: str) -> tuple[list[str], list[int]]:
+    """Golds of every row as one flat list, with the row each came from."""
+    if len(golds) != n:
+        raise ValueError(f"got {len(golds)} {what} for {n} rows; give one {what[:-1]} (or a list of them) per row")
+    flat, owners = [], []
+    for row, gold in enumerate(golds):
+        options = [gold] if isinstance(gold, str) else list(gold)
+        if not options:
+            raise ValueError(f"{what} row {row} is an empty list")
+        flat.extend(options)
+        owners.extend([row] * len(options))
+    return flat, owners
+
+
+def _statement_generator(spec: Any, runtime: dict[str, Any]) -> StatementGenerator:
+    """A statement generator from an object with ``.generate``, ``"builtin:template"``, or a model path / Hub id."""
+    if hasattr(spec, "generate"):
+        return spec
+    from caplib import statements
+
+    if spec == "builtin:template":
+        return statements.TemplateStatementGenerator()
+    if isinstance(spec, (str, os.PathLike)):
+        return statements.Seq2SeqStatementGenerator(os.fspath(spec), **runtime)
+    raise TypeError(f"statement_model must be a model directory, a Hub id, 'builtin:template' or an object with "
+                    f".generate(questions, answers); got {type(spec).__name__}")
+
+
+def _describe_generator(generator: Any, spec: Any) -> str:
+    """The ``statements:...`` part of the signature (the generator's own signature when it has one)."""
+    if callable(getattr(generator, "signature", None)):
+        described = str(generator.signature())
+    else:
+        described = os.fspath(spec) if isinstance(spec, (str, os.PathLike)) else type(spec).__name__
+    return described if described.startswith("statements:") else f"statements:{described}"
+
+
+class CAPScorer:
+    """CAP over an NLI checkpoint, with an optional statement generator for raw (q, g, p) triples.
+
+    Args:
+        nli_model: Hub id (with ``revision``), local model directory, or ``"builtin:offline-nli"``.
+            Default: the paper's cross-encoder/nli-deberta-v3-large, whose commit the paper does not
+            state: pass ``revision=<commit>``, or ``allow_unpinned=True`` to load ``main`` (the
+            signature records the commit used).
+        statement_model: a statement generator (object with ``.generate(questions, answers)``), a
+            fine-tuned seq2seq model directory or Hub id (``caplib.statements.Seq2SeqStatementGenerator``),
+            ``"builtin:template"``, or None (then only :meth:`score` on given statements works).
+        alpha, lam: CAP weights (Eq. 2-3); paper 0.85 and 0.30.
+        device, batch_size: where and how many pairs per forward pass (paper: 16).
+        revision, dtype, max_length, cache, cache_dir, progress, allow_unpinned: passed to
+            :class:`caplib.nli.NLIScorer`.
+
+    Example:
+        >>> scorer = CAPScorer(nli_model="cross-encoder/nli-deberta-v3-large", revision="main")  # doctest: +SKIP
+        >>> scorer.score(["The powerhouse of the cell is the mitochondria."],        # gold statements
+        ...              ["The mitochondria is the powerhouse of the cell."])        # doctest: +SKIP
+        array([0.97...])
+    """
+
+    def __init__(
+        self,
+        nli_model: str | os.PathLike[str] = PAPER_NLI_MODEL,
+        statement_model: Any = None,
+        alpha: float = PAPER_ALPHA,
+        lam: float = PAPER_LAM,
+        device: Any = None,
+        batch_size: int = 16,
+        *,
+        revision: str | None = None,
+        dtype: str = "auto",
+        max_length: int = 512,
+        cache: bool = True,
+        cache_dir: Path | str | None = None,
+        progress: bool = True,
+        allow_unpinned: bool = False,
+    ):
+        self.alpha = _check_weight(alpha, "alpha")
+        self.lam = _check_weight(lam, "lam")
+        self.nli = NLIScorer(nli_model, revision=revision, device=device, batch_size=batch_size, dtype=dtype,
+                             max_length=max_length, cache=cache, progress=progress, cache_dir=cache_dir,
+                             allow_unpinned=allow_unpinned)
+        self.statement_model = statement_model
+        self._generator: StatementGenerator | None = None
+        # how a seq2seq statement model built from a path or Hub id runs: like the NLI model
+        self._runtime = {"device": device, "cache": cache, "cache_dir": cache_dir, "progress": progress,
+                         "allow_unpinned": allow_unpinned}
+
+    @classmethod
+    def from_profile(cls, profile: str | os.PathLike[str] | Profile = "offline", **overrides: Any) -> CAPScorer:
+        """A scorer with every model and setting of a profile (``caplib/profiles/*.yaml``), e.g. ``"paper"``.
+
+        ``overrides`` replace profile settings or add runtime options (``device``, ``cache``, ...).
+
+        Example:
+            >>> scorer = CAPScorer.from_profile("offline", device="cpu")  # doctest: +SKIP
+        """
+        from caplib.profiles import Profile, load_profile
+
+        resolved = profile if isinstance(profile, Profile) else load_profile(profile)
+        return cls(**{**resolved.cap_kwargs(), **overrides})
+
+    @property
+    def statement_generator(self) -> StatementGenerator:
+        """The statement generator (built on first use)."""
+        if self._generator is None:
+            if self.statement_model is None:
+                raise ValueError(
+                    "score_answers needs a statement model to turn (question, answer) pairs into statements: pass "
+                    "statement_model=<fine-tuned model directory, Hub id or 'builtin:template'> to CAPScorer, or "
+                    "statement_generator=<object with .generate(questions, answers)> to score_answers; "
+                    "score(premises, hypotheses) scores statements you already have"
+                )
+            self._generator = _statement_generator(self.statement_model, self._runtime)
+        return self._generator
+
+    def score(self, premises: Sequence[Gold], hypotheses: Sequence[str],
+              return_components: bool = False) -> np.ndarray | pd.DataFrame:
+        """CAP of each (gold statement, predicted statement) pair.
+
+        Args:
+            premises: gold statements s_g, one per row, or a list of them (maximum over the list).
+            hypotheses: predicted statements s_p.
+            return_components: return the DataFrame of ``COMPONENT_COLUMNS`` instead of the CAP array.
+        """
+        hypotheses = list(hypotheses)
+        flat, owners = _flatten(premises, len(hypotheses), "premises")
+        candidates = [hypotheses[row] for row in owners]
+        # Both directions in one NLI call, so deduplication and length-sorted batching cover both.
+        probs = self.nli.predict(flat + candidates, candidates + flat)
+        forward, backward = probs[: len(flat)], probs[len(flat) :]
+        values = cap(forward, backward, self.alpha, self.lam)
+        best = _best_per_row(values, owners, len(hypotheses))
+        if not return_components:
+            return values[best]
+        frame = pd.DataFrame(
+            {
+                "cap": values[best],
+                "cap_d_forward": directional_score(forward[best], self.lam),
+                "cap_d_backward": directional_score(backward[best], self.lam),
+                "cap_p_entail_fwd": forward[best, 0],
+                "cap_p_neutral_fwd": forward[best, 1],
+                "cap_p_contra_fwd": forward[best, 2],
+                "cap_p_entail_bwd": backward[best, 0],
+                "cap_p_neutral_bwd": backward[best, 1],
+                "cap_p_contra_bwd": backward[best, 2],
+            }
+        )
+        if len(flat) > len(hypotheses):
+            first = np.searchsorted(np.asarray(owners), np.arange(len(hypotheses)))
+            frame["cap_gold_index"] = best - first
+        return frame
+
+    def score_answers(
+        self,
+        questions: Sequence[str],
+        golds: Sequence[Gold],
+        answers: Sequence[str],
+        return_components: bool = False,
+        statement_generator: StatementGenerator | None = None,
+    ) -> np.ndarray | pd.DataFrame:
+        """CAP of raw (question, gold answer(s), predicted answer) triples: statements first, then :meth:`score`.
+
+        Each distinct (question, answer) pair is turned into a statement once. With
+        ``return_components``, the frame also has ``cap_premise`` and ``cap_hypothesis``.
+        """
+        questions, answers = list(questions), list(answers)
+        if len(questions) != len(answers):
+            raise ValueError(f"got {len(questions)} questions but {len(answers)} answers; give one question per answer")
+        flat_golds, owners = _flatten(golds, len(answers), "golds")
+        generator = statement_generator if statement_generator is not None else self.statement_generator
+        wanted = [(questions[row], gold) for row, gold in zip(owners, flat_golds)]
+        wanted += list(zip(questions, answers))
+        unique = list(dict.fromkeys(wanted))
+        generated = generator.generate([q for q, _ in unique], [a for _, a in unique])
+        if len(generated) != len(unique):
+            raise RuntimeError(f"the statement generator returned {len(generated)} statements for {len(unique)} inputs")
+        statement = dict(zip(unique, generated))
+        premises: list[list[str]] = [[] for _ in answers]
+        for row, gold in zip(owners, flat_golds):
+            premises[row].append(statement[(questions[row], gold)])
+        hypotheses = [statement[pair] for pair in zip(questions, answers)]
+        result = self.score(premises, hypotheses, return_components=return_components)
+        if isinstance(result, pd.DataFrame):
+            index = result["cap_gold_index"] if "cap_gold_index" in result else np.zeros(len(answers), dtype=int)
+            result["cap_premise"] = [premises[row][i] for row, i in enumerate(index)]
+            result["cap_hypothesis"] = hypotheses
+        return result
+
+    def signature(self) -> str:
+        """sacrebleu-style settings string, e.g. ``cap|caplib:0.1.0|nli:...|statements:...|alpha:0.85|lam:0.3|...``."""
+        from caplib import __version__
+
+        # "given": no generator, so only score() on statements the caller provides
+        statements = "statements:given" if self.statement_model is None else _describe_generator(
+            self.statement_generator, self.statement_model)
+        return (
+            f"cap|caplib:{__version__}|{self.nli.signature()}|{statements}"
+            f"|alpha:{self.alpha:g}|lam:{self.lam:g}"
+            f"|torch:{importlib.metadata.version('torch')}|transformers:{importlib.metadata.version('transformers')}"
+        )
+
+
+def _best_per_row(values: np.ndarray, owners: list[int], n: int) -> np.ndarray:
+    """Index (into ``values``) of each row's maximum; the first on ties."""
+    best = np.full(n, -1)
+    for index, (row, value) in enumerate(zip(owners, values)):
+        if best[row] < 0 or value > values[best[row]]:
+            best[row] = index
+    return best

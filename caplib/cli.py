@@ -1,0 +1,294 @@
+"""Command line: ``caplib score``, ``caplib evaluate``, ``caplib cache``.
+
+``caplib score INPUT.csv -o OUT.csv [--profile offline|paper|FILE.yaml] [--metrics cap,bleu,...]``
+    Reads CAP-Correctness (``caplib.data.load_correctness``), or any CSV with ``question`` +
+    ``gold_answer`` (or ``gold``) + ``answer`` columns and/or ``premise`` + ``hypothesis`` columns
+    (gold statement and predicted statement). Writes the input rows (with ``row_id``) plus one
+    column per metric, named exactly as the metric (cap, bleu, rouge_l, meteor, bertscore, comet,
+    em, acc); ``--components`` adds CAP's components (``caplib.cap.COMPONENT_COLUMNS``, prefixed
+    ``cap_``). When the input carries ``premise``/``hypothesis`` statements (as the released
+    CAP-Correctness does), CAP scores those, as the paper did; ``--regenerate-statements`` makes
+    them anew with the profile's statement generator. Baselines score gold answer vs answer through
+    ``caplib.baselines.score`` with the profile's options. A metric that is not available here is
+    skipped with its reason (no column; reason on stderr and in the signature file), never faked.
+    Settings signatures are printed and written to ``OUT.csv.signature.json``.
+
+``caplib evaluate OUT.csv --label-column label_semantic [--json]``
+    The monotonicity protocol (``caplib.evaluation.report``) for every metric column found.
+
+``caplib cache clear|path``
+    Empty the on-disk cache of model outputs (``caplib.cache``), or print where it is.
+
+Malformed input exits with status 2 and one message naming file, row and column; no traceback.
+
+Example:
+    $ caplib score data/sample/cap_correctness.csv -o scores.csv --profile offline --metrics cap,rouge_l
+    $ caplib evaluate scores.csv --label-column label_semantic
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import shlex
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+__all__ = ["main", "read_scoring_input"]
+
+#: Score columns ``caplib score`` writes and ``caplib evaluate`` looks for, in this order.
+METRIC_NAMES: tuple[str, ...] = ("cap", "bleu", "rouge_l", "meteor", "bertscore", "comet", "em", "acc")
+_GOLD_COLUMNS = ("gold_answer", "gold")
+
+
+def read_scoring_input(path: str | Path) -> tuple[pd.DataFrame, str | None]:
+    """The rows to score and the name of their gold-answer column (None when there is none).
+
+    Files whose header has at least 6 of the 8 ``caplib.data.CORRECTNESS_COLUMNS`` and no other
+    column are read as CAP-Correctness, strictly, by ``caplib.data.load_correctness``. Any other CSV needs ``question`` +
+    ``gold_answer``/``gold`` + ``answer`` columns, or ``premise`` + ``hypothesis``, or both; those cells
+    must not be empty, and ``label_semantic`` columns are normalized like the dataset's. Extra columns
+    are kept as they are.
+
+    Raises:
+        DataValidationError: naming file, row_id and column.
+    """
+    from caplib import data
+    from caplib.taxonomy import LABELS, normalize_label
+
+    table = data._read_table(path, None)
+    known = set(table.header) & set(data.CORRECTNESS_COLUMNS)
+    if len(known) >= len(data.CORRECTNESS_COLUMNS) - 2 and set(table.header) <= set(data.CORRECTNESS_COLUMNS):
+        return data.load_correctness(path), "gold_answer"  # strict schema: a missing column is an error
+    data._check_columns(table, (), extra_allowed=True)  # duplicated header names
+    gold = next((column for column in _GOLD_COLUMNS if column in table.header), None)
+    answers = ("question", gold, "answer") if gold is not None and {"question", "answer"} <= set(table.header) else ()
+    statements = ("premise", "hypothesis") if {"premise", "hypothesis"} <= set(table.header) else ()
+    if not answers and not statements:
+        raise table.error(
+            f"no columns to score; the header is {table.header}",
+            "give the columns question, gold_answer (or gold) and answer, or premise (gold statement) and "
+            "hypothesis (predicted statement), or a CAP-Correctness file",
+            column="answer",
+        )
+    data._check_required(table, (*answers, *statements))
+    for column, allow_empty in (("label_semantic", False), ("label_semantic_manual", True)):
+        if column in table.header:
+            table.frame[column] = data._normalize_column(table, column, normalize_label, LABELS, allow_empty)
+    frame = table.frame.drop(columns=["row_id"], errors="ignore")  # a scored file's row_id is renumbered
+    frame.insert(0, "row_id", range(len(frame)))
+    return frame, (gold if answers else None)
+
+
+def _parse_metrics(text: str, configured: Sequence[str]) -> list[str]:
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    if names == ["all"]:
+        return ["cap", *[name for name in METRIC_NAMES if name in configured]]
+    unknown = [name for name in names if name not in METRIC_NAMES]
+    if unknown or not names:
+        raise ValueError(f"--metrics: unknown metric(s) {unknown or names}; choose from {', '.join(METRIC_NAMES)} "
+                         f"or 'all'")
+    return list(dict.fromkeys(names))
+
+
+def _score_cap(args: argparse.Namespace, profile: Any, frame: pd.DataFrame, gold: str | None
+               ) -> tuple[pd.DataFrame, str, str]:
+    """CAP (with components when asked), its signature and where its statements came from."""
+    from caplib.cap import CAPScorer
+
+    given = {"premise", "hypothesis"} <= set(frame.columns)
+    regenerate = args.regenerate_statements or not given
+    if regenerate and gold is None:
+        raise ValueError(f"{args.input}: --regenerate-statements needs the columns question, gold_answer (or gold) "
+                         f"and answer")
+    if regenerate and profile.statement_model is None:
+        raise ValueError(f"profile {profile.name!r} names no statement model; CAP needs premise/hypothesis "
+                         f"columns in {args.input}")
+    options: dict[str, Any] = {"device": args.device, "cache": not args.no_cache, "progress": not args.no_progress,
+                               "allow_unpinned": args.allow_unpinned, "cache_dir": args.cache_dir}
+    options |= {key: value for key, value in (("batch_size", args.batch_size), ("dtype", args.dtype))
+                if value is not None}
+    if not regenerate:
+        options["statement_model"] = None  # the statements are in the input; no generator is loaded
+    scorer = CAPScorer.from_profile(profile, **options)
+    if regenerate:
+        result = scorer.score_answers(frame["question"], frame[gold], frame["answer"], return_components=True)
+        origin = f"regenerated with {profile.statement_model}"
+    else:
+        result = scorer.score(frame["premise"], frame["hypothesis"], return_components=True)
+        origin = "input columns premise (gold) and hypothesis (answer)"
+    truncated = scorer.nli.last_stats.get("truncated", 0)
+    if truncated:
+        print(f"caplib: {truncated} NLI pair(s) longer than {scorer.nli.max_length} tokens were truncated "
+              f"({scorer.nli.truncation})", file=sys.stderr)
+    if not args.components:
+        result = result[["cap"]]
+    return result.set_index(frame.index), scorer.signature(), origin
+
+
+def _score(args: argparse.Namespace) -> int:
+    from caplib import __version__, baselines
+    from caplib.profiles import load_profile
+
+    profile = load_profile(args.profile)
+    metrics = _parse_metrics(args.metrics, list(profile.baselines))
+    frame, gold = read_scoring_input(args.input)
+    output = Path(args.output)
+    report: dict[str, Any] = {
+        "caplib": __version__,
+        "command": shlex.join(["caplib", *args.argv]),
+        "input": str(args.input),
+        "rows": len(frame),
+        "profile": {"name": profile.name, "source": str(profile.source)},
+        "metrics": {},
+    }
+    columns: list[pd.DataFrame | pd.Series] = [frame]
+    for metric in metrics:
+        if metric == "cap":
+            scores, signature, origin = _score_cap(args, profile, frame, gold)
+            columns.append(scores)
+            report["metrics"]["cap"] = {"status": "scored", "signature": signature, "statements": origin}
+            continue
+        if gold is None:
+            raise ValueError(f"{args.input}: {metric} compares gold answer and answer; the file needs the columns "
+                             f"question, gold_answer (or gold) and answer")
+        options = profile.metric_options(metric)
+        # bert_score reports progress on stdout, where the signatures go: only when a person is watching
+        watching = not args.no_progress and sys.stderr.isatty()
+        runtime = {"device": args.device, "batch_size": args.batch_size, "progress": watching}
+        try:
+            values = baselines.score(metric, list(frame[gold]), list(frame["answer"]),
+                                     questions=list(frame["question"]), **options, **runtime)
+        except baselines.MetricUnavailable as exc:
+            report["metrics"][metric] = {"status": "skipped", "reason": exc.reason,
+                                         "signature": baselines.signature(metric, **options)}
+            print(f"caplib: skipped {metric}: {exc.reason}", file=sys.stderr)
+            continue
+        columns.append(pd.Series(values, index=frame.index, name=metric))
+        report["metrics"][metric] = {"status": "scored", "signature": baselines.signature(metric, **options)}
+    scored = [column for part in columns[1:] for column in ([part.name] if isinstance(part, pd.Series) else part)]
+    replaced = [column for column in scored if column in frame.columns]
+    if replaced:  # e.g. rescoring a file written by caplib score
+        print(f"caplib: replacing the input's column(s) {replaced}", file=sys.stderr)
+    result = pd.concat([frame.drop(columns=replaced), *columns[1:]], axis=1)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    result.to_csv(output, index=False)
+    sidecar = Path(f"{output}.signature.json")
+    sidecar.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    for metric, entry in report["metrics"].items():
+        if entry["status"] == "scored":
+            print(f"{metric}: {entry['signature']}")
+    print(f"wrote {len(result)} rows to {output} (signatures: {sidecar})")
+    return 0
+
+
+def _evaluate(args: argparse.Namespace) -> int:
+    from caplib.evaluation import report
+
+    frame = pd.read_csv(args.scores, dtype=str, keep_default_na=False)
+    if args.label_column not in frame.columns:
+        raise ValueError(f"{args.scores}: no label column {args.label_column!r}; columns are {list(frame.columns)}")
+    metrics = ([name.strip() for name in args.metrics.split(",") if name.strip()] if args.metrics
+               else [name for name in METRIC_NAMES if name in frame.columns])
+    absent = [name for name in metrics if name not in frame.columns]
+    if not metrics or absent:
+        raise ValueError(f"{args.scores}: no metric column(s) {absent or list(METRIC_NAMES)}; columns are "
+                         f"{list(frame.columns)}")
+    unlabelled = frame[args.label_column].str.strip() == ""
+    if unlabelled.any():
+        print(f"caplib: {int(unlabelled.sum())} row(s) without {args.label_column} left out", file=sys.stderr)
+        frame = frame[~unlabelled]
+    for metric in metrics:
+        values = pd.to_numeric(frame[metric], errors="coerce")
+        bad = frame.index[values.isna()].tolist()
+        if bad:
+            raise ValueError(f"{args.scores}: row {bad[0]} (0-based data row), column {metric!r}: "
+                             f"{frame.at[bad[0], metric]!r} is not a score; {len(bad)} such row(s)")
+        frame[metric] = values
+    table = report(frame, metrics, args.label_column, n_resamples=args.bootstrap, seed=args.seed)
+    if args.json:
+        records = table.reset_index().astype(object).where(table.reset_index().notna(), None)
+        print(json.dumps({"signature": table.attrs["signature"], "label_column": args.label_column,
+                          "metrics": records.to_dict(orient="records")}, indent=2))
+    else:
+        with pd.option_context("display.width", 200, "display.max_columns", None):
+            print(table.to_string(float_format=lambda value: f"{value:.4f}"))
+        print(table.attrs["signature"])
+    return 0
+
+
+def _cache(args: argparse.Namespace) -> int:
+    from caplib.cache import clear_cache, default_cache_dir
+
+    directory = Path(args.cache_dir) if args.cache_dir else default_cache_dir()
+    if args.action == "path":
+        print(directory)
+    else:
+        print(f"removed {clear_cache(directory)} cached entries from {directory}")
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    from caplib import __version__
+
+    parser = argparse.ArgumentParser(prog="caplib", description="CAP scoring and the monotonicity protocol.")
+    parser.add_argument("--version", action="version", version=f"caplib {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    score = commands.add_parser("score", help="score a CSV with CAP and baseline metrics")
+    score.add_argument("input", help="CAP-Correctness CSV, or a CSV with question/gold_answer/answer or "
+                                     "premise/hypothesis columns")
+    score.add_argument("-o", "--output", required=True, help="output CSV (signatures go to OUTPUT.signature.json)")
+    score.add_argument("--profile", default="offline", help="offline (default), paper, or a profile YAML file")
+    score.add_argument("--metrics", default="cap",
+                       help=f"comma-separated, from {','.join(METRIC_NAMES)}, or 'all' (default: cap)")
+    score.add_argument("--device", default=None, help="cpu, cuda, cuda:1, ... (default: cuda if available)")
+    score.add_argument("--batch-size", type=int, default=None, help="pairs per forward pass (default: the profile's)")
+    score.add_argument("--dtype", default=None, help="NLI precision: auto, float32, float16, bfloat16 "
+                                                     "(default: the profile's)")
+    score.add_argument("--regenerate-statements", action="store_true",
+                       help="make premise/hypothesis anew with the profile's statement generator")
+    score.add_argument("--components", action="store_true", help="also write CAP's components (cap_* columns)")
+    score.add_argument("--allow-unpinned", action="store_true",
+                       help="load Hub models without a pinned revision from 'main' (the commit used is recorded)")
+    score.add_argument("--no-cache", action="store_true", help="neither read nor write the on-disk cache")
+    score.add_argument("--cache-dir", default=None, help="cache directory (default: $CAPLIB_CACHE_DIR or "
+                                                         "~/.cache/caplib)")
+    score.add_argument("--no-progress", action="store_true", help="no progress bars")
+    score.set_defaults(func=_score)
+
+    evaluate = commands.add_parser("evaluate", help="monotonicity protocol report of a scored CSV")
+    evaluate.add_argument("scores", help="CSV written by `caplib score`")
+    evaluate.add_argument("--label-column", default="label_semantic", help="taxonomy labels (default label_semantic)")
+    evaluate.add_argument("--metrics", default=None, help="comma-separated score columns (default: all found)")
+    evaluate.add_argument("--bootstrap", type=int, default=0, help="bootstrap resamples for CIs (paper: 10000)")
+    evaluate.add_argument("--seed", type=int, default=0, help="bootstrap seed")
+    evaluate.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    evaluate.set_defaults(func=_evaluate)
+
+    cache = commands.add_parser("cache", help="manage the on-disk cache of model outputs")
+    cache.add_argument("action", choices=("clear", "path"))
+    cache.add_argument("--cache-dir", default=None, help="cache directory (default: $CAPLIB_CACHE_DIR or "
+                                                         "~/.cache/caplib)")
+    cache.set_defaults(func=_cache)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``caplib`` command; returns the exit status (2 for bad input)."""
+    from caplib.nli import CheckpointNotAvailable
+
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = _parser().parse_args(argv)
+    args.argv = argv
+    logging.basicConfig(level=logging.WARNING, format="caplib: %(message)s")
+    try:
+        return int(args.func(args))
+    except (ValueError, CheckpointNotAvailable, FileNotFoundError, ConnectionError) as exc:
+        print(f"caplib: error: {exc}", file=sys.stderr)
+        return 2

@@ -1,0 +1,232 @@
+"""The ``caplib`` command line on tiny CSVs with a tiny locally built NLI checkpoint."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+from scipy import stats
+
+os.environ["HF_HUB_OFFLINE"] = "1"
+os.environ["TRANSFORMERS_OFFLINE"] = "1"
+
+from caplib.cap import CAPScorer  # noqa: E402
+from caplib.cli import main  # noqa: E402
+from caplib.data import CORRECTNESS_COLUMNS  # noqa: E402
+from caplib.profiles import load_profile  # noqa: E402
+from caplib.taxonomy import SEVERITY  # noqa: E402
+from tests.tiny_models import build_nli_checkpoint  # noqa: E402
+
+torch = pytest.importorskip("torch")
+
+# (question, gold, answer, hypothesis = answer statement, premise = gold statement, label): one row per class.
+ROWS = [
+    ("Where is Sofia?", "Bulgaria", "Bulgaria", "Sofia is in Bulgaria.", "Sofia is in Bulgaria.", "exact"),
+    ("Where is Sofia?", "Bulgaria", "in Bulgaria", "Sofia is located in Bulgaria.", "Sofia is in Bulgaria.",
+     "equivalent"),
+    ("Name a planet.", "Mars", "Venus", "Venus is a planet.", "Mars is a planet.", "alternative_correct"),
+    ("What melts?", "ice", "ice, which is frozen water", "Ice, which is frozen water, melts.", "Ice melts.",
+     "overinclusive_valid"),
+    ("Name two metals.", "iron and gold", "iron", "Iron is a metal.", "Iron and gold are metals.", "partial"),
+    ("Name two metals.", "iron and gold", "iron and salt", "Iron and salt are metals.", "Iron and gold are metals.",
+     "overinclusive_invalid"),
+    ("What boils at 100 degrees?", "water", "iron", "Iron boils at 100 degrees.", "Water boils at 100 degrees.",
+     "invalid"),
+    ("Does the sun reflect light?", "no", "yes", "The sun reflects light.", "The sun does not reflect light.",
+     "contradictory"),
+]
+
+
+def write_correctness(path, rows=ROWS, header=CORRECTNESS_COLUMNS):
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(header)
+        for question, gold, answer, hypothesis, premise, label in rows:
+            record = {"question": question, "dataset": "ARC", "gold_answer": gold, "answer": answer,
+                      "hypothesis": hypothesis, "premise": premise, "label_semantic": label,
+                      "label_semantic_manual": ""}
+            writer.writerow([record[column] for column in header])
+    return path
+
+
+@pytest.fixture(scope="module", autouse=True)
+def one_torch_thread():
+    # 2 shared cores: OpenMP threads spinning on busy cores make tiny matmuls ~100x slower.
+    previous = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(previous)
+
+
+@pytest.fixture(scope="module")
+def profile(tmp_path_factory):
+    """The offline profile with the tiny checkpoint as NLI model."""
+    directory = tmp_path_factory.mktemp("cli")
+    data = yaml.safe_load(load_profile("offline").source.read_text())
+    data["name"] = "tiny"
+    data["nli"]["model"] = str(build_nli_checkpoint(directory / "model"))
+    path = directory / "tiny.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def run(*args):
+    return main([str(arg) for arg in args])
+
+
+def test_score_writes_columns_and_signatures(profile, tmp_path, capsys):
+    source = write_correctness(tmp_path / "in.csv")
+    out = tmp_path / "out.csv"
+    status = run("score", source, "-o", out, "--profile", profile, "--metrics", "cap,rouge_l,em,comet",
+                 "--components", "--cache-dir", tmp_path / "cache", "--no-progress")
+    captured = capsys.readouterr()
+    assert status == 0, captured.err
+    frame = pd.read_csv(out, keep_default_na=False)
+    assert list(frame.columns[: 1 + len(CORRECTNESS_COLUMNS)]) == ["row_id", *CORRECTNESS_COLUMNS]
+    for column in ("cap", "rouge_l", "em", "cap_d_forward", "cap_p_contra_bwd"):
+        assert column in frame.columns, column
+    assert "comet" not in frame.columns  # no offline COMET: skipped, never faked
+    # CAP scored the given statements, gold statement (premise) first
+    direct = CAPScorer(nli_model=load_profile(profile).nli_model, cache=False, progress=False)
+    np.testing.assert_allclose(frame.cap, direct.score(frame.premise, frame.hypothesis), atol=1e-6)
+    assert frame.em.tolist() == [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]
+    sidecar = json.loads((tmp_path / "out.csv.signature.json").read_text())
+    assert sidecar["rows"] == 8 and sidecar["profile"]["name"] == "tiny"
+    assert sidecar["metrics"]["cap"]["signature"] == direct.signature()
+    assert sidecar["metrics"]["cap"]["statements"].startswith("input columns premise")
+    assert sidecar["metrics"]["rouge_l"]["signature"].startswith("rouge_l|")
+    assert sidecar["metrics"]["comet"]["status"] == "skipped" and sidecar["metrics"]["comet"]["reason"]
+    assert f"cap: {direct.signature()}" in captured.out
+    assert "skipped comet" in captured.err
+
+
+def test_evaluate_reports_the_protocol(profile, tmp_path, capsys):
+    source = write_correctness(tmp_path / "in.csv")
+    out = tmp_path / "out.csv"
+    assert run("score", source, "-o", out, "--profile", profile, "--metrics", "cap,em", "--no-cache",
+               "--no-progress") == 0
+    capsys.readouterr()
+    assert run("evaluate", out, "--label-column", "label_semantic", "--json") == 0
+    report = json.loads(capsys.readouterr().out)
+    by_metric = {row["metric"]: row for row in report["metrics"]}
+    assert set(by_metric) == {"cap", "em"}
+    frame = pd.read_csv(out)
+    ranks = [SEVERITY[label] for label in frame.label_semantic]
+    assert by_metric["cap"]["spearman"] == pytest.approx(stats.spearmanr(frame.cap, ranks)[0], abs=1e-12)
+    assert by_metric["em"]["n"] == 8
+    assert run("evaluate", out) == 0
+    assert "spearman" in capsys.readouterr().out
+
+
+def test_rescoring_an_output_replaces_its_columns(profile, tmp_path, capsys):
+    source = write_correctness(tmp_path / "in.csv")
+    first, second = tmp_path / "first.csv", tmp_path / "second.csv"
+    options = ("--profile", profile, "--no-cache", "--no-progress")
+    assert run("score", source, "-o", first, "--metrics", "cap,em", *options) == 0
+    assert run("score", first, "-o", second, "--metrics", "cap", *options) == 0
+    assert "replacing the input's column(s) ['cap']" in capsys.readouterr().err
+    before, after = pd.read_csv(first, keep_default_na=False), pd.read_csv(second, keep_default_na=False)
+    assert after.columns.tolist() == [*before.columns.drop("cap"), "cap"]
+    np.testing.assert_allclose(after.cap, before.cap, atol=1e-12)
+    assert after.label_semantic.tolist() == [row[5] for row in ROWS]
+
+
+def test_generic_csv_with_statement_columns(profile, tmp_path):
+    source = tmp_path / "pairs.csv"
+    pd.DataFrame({"premise": ["Ice melts.", "Iron is a metal."], "hypothesis": ["Ice melts.", "Salt is a metal."],
+                  "note": ["a", "b"]}).to_csv(source, index=False)
+    out = tmp_path / "pairs_out.csv"
+    assert run("score", source, "-o", out, "--profile", profile, "--no-cache", "--no-progress") == 0
+    frame = pd.read_csv(out)
+    assert frame.columns.tolist() == ["row_id", "premise", "hypothesis", "note", "cap"]
+    assert frame.cap.between(0, 1).all()
+
+
+def test_regenerated_statements(profile, tmp_path):
+    statements = pytest.importorskip("caplib.statements")
+    if not hasattr(statements, "TemplateStatementGenerator"):
+        pytest.skip("caplib.statements has no TemplateStatementGenerator yet")
+    source = write_correctness(tmp_path / "in.csv")
+    out = tmp_path / "out.csv"
+    assert run("score", source, "-o", out, "--profile", profile, "--regenerate-statements", "--components",
+               "--no-cache", "--no-progress") == 0
+    frame = pd.read_csv(out, keep_default_na=False)
+    generator = statements.TemplateStatementGenerator()
+    assert frame.cap_hypothesis.tolist() == generator.generate(list(frame.question), list(frame.answer))
+    assert frame.cap_premise.tolist() == generator.generate(list(frame.question), list(frame.gold_answer))
+    sidecar = json.loads((tmp_path / "out.csv.signature.json").read_text())
+    assert sidecar["metrics"]["cap"]["statements"] == "regenerated with builtin:template"
+
+
+def expect_error(capsys, *args, contains):
+    assert run(*args) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    for part in contains:
+        assert re.search(part, err), (part, err)
+
+
+def test_missing_column(profile, tmp_path, capsys):
+    header = [c for c in CORRECTNESS_COLUMNS if c != "premise"]
+    source = write_correctness(tmp_path / "in.csv", header=header)
+    expect_error(capsys, "score", source, "-o", tmp_path / "o.csv", "--profile", profile,
+                 contains=["in.csv", r"missing column\(s\) \['premise'\]", "column 'premise'"])
+    generic = tmp_path / "generic.csv"
+    generic.write_text("question,gold_answer\nq,g\n")
+    expect_error(capsys, "score", generic, "-o", tmp_path / "o.csv", "--profile", profile,
+                 contains=["generic.csv", "no columns to score", "column 'answer'"])
+
+
+def test_empty_answer(profile, tmp_path, capsys):
+    rows = [list(row) for row in ROWS]
+    rows[3][2] = "  "
+    source = write_correctness(tmp_path / "in.csv", rows=[tuple(row) for row in rows])
+    expect_error(capsys, "score", source, "-o", tmp_path / "o.csv", "--profile", profile,
+                 contains=[r"row(_id)? 3 \(line 5\)", "column 'answer'", "empty"])
+    assert not (tmp_path / "o.csv").exists()
+
+
+def test_unknown_label(profile, tmp_path, capsys):
+    rows = [list(row) for row in ROWS]
+    rows[6][5] = "sort of right"
+    source = write_correctness(tmp_path / "in.csv", rows=[tuple(row) for row in rows])
+    expect_error(capsys, "score", source, "-o", tmp_path / "o.csv", "--profile", profile,
+                 contains=[r"row(_id)? 6 \(line 8\)", "column 'label_semantic'", "'sort of right'"])
+
+
+def test_bad_options(profile, tmp_path, capsys):
+    source = write_correctness(tmp_path / "in.csv")
+    expect_error(capsys, "score", source, "-o", tmp_path / "o.csv", "--profile", profile, "--metrics", "cap,blue",
+                 contains=[r"unknown metric\(s\) \['blue'\]"])
+    expect_error(capsys, "score", source, "-o", tmp_path / "o.csv", "--profile", "nope",
+                 contains=["no profile 'nope'"])
+    expect_error(capsys, "score", tmp_path / "absent.csv", "-o", tmp_path / "o.csv", "--profile", profile,
+                 contains=["absent.csv"])
+    expect_error(capsys, "evaluate", source, "--label-column", "label", contains=["no label column 'label'"])
+
+
+def test_cache_clear(profile, tmp_path, capsys):
+    source = write_correctness(tmp_path / "in.csv")
+    cache_dir = tmp_path / "cache"
+    assert run("score", source, "-o", tmp_path / "o.csv", "--profile", profile, "--cache-dir", cache_dir,
+               "--no-progress") == 0
+    capsys.readouterr()
+    assert run("cache", "clear", "--cache-dir", cache_dir) == 0
+    assert "removed 15 cached entries" in capsys.readouterr().out  # 8 rows x 2 directions, exact row once
+
+
+def test_module_entry_point_exits_2_without_traceback(tmp_path):
+    source = tmp_path / "bad.csv"
+    source.write_text("question,gold\nq,g\n")
+    result = subprocess.run([sys.executable, "-m", "caplib", "score", str(source), "-o", str(tmp_path / "o.csv")],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2
+    assert "caplib: error:" in result.stderr and "Traceback" not in result.stderr

@@ -1,0 +1,243 @@
+"""caplib.nli on tiny locally built DeBERTa-v2 checkpoints: label mapping, batching, truncation, offline behaviour."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+import types
+
+import numpy as np
+import pytest
+
+os.environ["HF_HUB_OFFLINE"] = "1"
+os.environ["TRANSFORMERS_OFFLINE"] = "1"
+
+from caplib.nli import (  # noqa: E402
+    BUILTIN_OFFLINE_NLI,
+    LABEL_ORDER,
+    CheckpointNotAvailable,
+    LabelMappingError,
+    NLIScorer,
+    label_columns,
+    resolve_checkpoint,
+)
+from tests.tiny_models import build_nli_checkpoint, corpus, permute_labels, relabel  # noqa: E402
+
+torch = pytest.importorskip("torch")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def one_torch_thread():
+    # The test machines have 2 shared cores: OpenMP threads spinning on busy cores make tiny matmuls ~100x slower.
+    previous = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(previous)
+
+
+@pytest.fixture(scope="module")
+def checkpoint(tmp_path_factory):
+    """Tiny NLI model with the label order of cross-encoder/nli-deberta-v3-large: contradiction, entailment, neutral."""
+    return build_nli_checkpoint(tmp_path_factory.mktemp("nli") / "model")
+
+
+@pytest.fixture(scope="module")
+def pairs():
+    sentences = corpus()
+    rng = np.random.default_rng(0)
+    premises = [sentences[i] for i in rng.integers(0, len(sentences), 24)]
+    hypotheses = [sentences[i] for i in rng.integers(0, len(sentences), 24)]
+    return premises, hypotheses
+
+
+def direct_probabilities(model_dir, premises, hypotheses):
+    """Reference: one pair at a time, plain transformers, columns picked by label name."""
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(model_dir)
+    model = AutoModelForSequenceClassification.from_pretrained(model_dir).eval()
+    by_name = {name: int(index) for index, name in model.config.id2label.items()}
+    rows = []
+    with torch.no_grad():
+        for premise, hypothesis in zip(premises, hypotheses):
+            logits = model(**tokenizer(premise, hypothesis, return_tensors="pt")).logits[0]
+            probs = logits.softmax(-1).numpy()
+            rows.append([probs[by_name[label]] for label in LABEL_ORDER])
+    return np.array(rows)
+
+
+def test_label_columns_of_the_paper_checkpoint():
+    # cross-encoder/nli-deberta-v3-large: {0: contradiction, 1: entailment, 2: neutral}
+    assert label_columns({0: "contradiction", 1: "entailment", 2: "neutral"}) == [1, 2, 0]
+    assert label_columns({"0": "ENTAILMENT", "1": "Neutral", "2": "CONTRADICTION"}) == [0, 1, 2]
+
+
+@pytest.mark.parametrize(
+    "id2label",
+    [
+        {0: "LABEL_0", 1: "LABEL_1", 2: "LABEL_2"},
+        {0: "entailment", 1: "not_entailment"},
+        {0: "entailment", 1: "entailment", 2: "contradiction"},
+        {0: "entailment", 1: "neutral", 2: "contradiction", 3: "other"},
+    ],
+)
+def test_unmappable_labels_raise_clearly(id2label):
+    expected = r"id2label .* cannot be mapped to \['entailment', 'neutral', 'contradiction'\]"
+    with pytest.raises(LabelMappingError, match=expected):
+        label_columns(id2label, "some/model")
+
+
+def test_scorer_matches_plain_transformers(checkpoint, pairs):
+    premises, hypotheses = pairs
+    scorer = NLIScorer(checkpoint, cache=False, progress=False)
+    probs = scorer.predict(premises, hypotheses)
+    assert probs.shape == (24, 3)
+    np.testing.assert_allclose(probs, direct_probabilities(checkpoint, premises, hypotheses), atol=1e-5)
+    np.testing.assert_allclose(probs.sum(axis=1), 1.0, atol=1e-6)
+    assert probs.std(axis=0).min() > 1e-3  # the random model is not constant: the comparisons above mean something
+
+
+def test_permuted_label_order_gives_the_same_columns(checkpoint, pairs, tmp_path):
+    premises, hypotheses = pairs
+    # new output j = old output order[j]: (entailment, neutral, contradiction) instead of (contra, entail, neutral)
+    permuted = permute_labels(checkpoint, tmp_path / "permuted", order=[1, 2, 0])
+    from transformers import AutoConfig
+
+    assert AutoConfig.from_pretrained(permuted).id2label == {0: "entailment", 1: "neutral", 2: "contradiction"}
+    original = NLIScorer(checkpoint, cache=False, progress=False).predict(premises, hypotheses)
+    reordered = NLIScorer(permuted, cache=False, progress=False).predict(premises, hypotheses)
+    np.testing.assert_allclose(reordered, original, atol=1e-6)
+
+
+def test_relabelled_checkpoint_changes_columns(checkpoint, pairs, tmp_path):
+    # Same weights, different names: the columns must follow the names (nothing is hard-coded by index).
+    premises, hypotheses = pairs
+    renamed = relabel(checkpoint, tmp_path / "renamed", {0: "entailment", 1: "neutral", 2: "contradiction"})
+    original = NLIScorer(checkpoint, cache=False, progress=False).predict(premises, hypotheses)
+    swapped = NLIScorer(renamed, cache=False, progress=False).predict(premises, hypotheses)
+    # original columns (E, N, C) are logits (1, 2, 0); renamed reads logits (0, 1, 2) as (E, N, C)
+    np.testing.assert_allclose(swapped, original[:, [2, 0, 1]], atol=1e-6)
+
+
+def test_unmappable_checkpoint_fails_at_construction(checkpoint, tmp_path):
+    generic = relabel(checkpoint, tmp_path / "generic", {0: "LABEL_0", 1: "LABEL_1", 2: "LABEL_2"})
+    with pytest.raises(LabelMappingError, match="LABEL_0"):
+        NLIScorer(generic, cache=False)
+
+
+def test_order_and_batch_size_invariance(checkpoint, pairs):
+    premises, hypotheses = pairs
+    reference = NLIScorer(checkpoint, batch_size=16, cache=False, progress=False).predict(premises, hypotheses)
+    permutation = np.random.default_rng(1).permutation(len(premises))
+    for batch_size in (1, 3, 7):
+        scorer = NLIScorer(checkpoint, batch_size=batch_size, cache=False, progress=False)
+        shuffled = scorer.predict([premises[i] for i in permutation], [hypotheses[i] for i in permutation])
+        restored = np.empty_like(shuffled)
+        restored[permutation] = shuffled
+        np.testing.assert_allclose(restored, reference, atol=1e-5)
+
+
+def test_duplicates_are_scored_once(checkpoint, pairs):
+    premises, hypotheses = pairs
+    scorer = NLIScorer(checkpoint, cache=False, progress=False)
+    probs = scorer.predict(premises[:5] * 3, hypotheses[:5] * 3)
+    assert scorer.last_stats == {"pairs": 15, "unique": 5, "cached": 0, "computed": 5, "truncated": 0}
+    np.testing.assert_array_equal(probs[:5], probs[5:10])
+    np.testing.assert_array_equal(probs[:5], probs[10:])
+
+
+def test_long_input_is_truncated_and_counted(checkpoint):
+    scorer = NLIScorer(checkpoint, cache=False, progress=False)
+    scorer.load()
+    long_premise = " ".join(corpus() * 3)  # thousands of tokens
+    assert len(scorer._tokenizer(long_premise, verbose=False)["input_ids"]) > 2000
+    probs = scorer.predict([long_premise, "Water boils at 100 degrees."], ["Ice melts when heated.", "Ice melts."])
+    assert scorer.last_stats["truncated"] == 1
+    assert np.isfinite(probs).all()
+    np.testing.assert_allclose(probs.sum(axis=1), 1.0, atol=1e-6)
+    # the truncated pair is exactly what the model sees after longest_first truncation to 512 tokens
+    encoded = scorer._tokenizer(long_premise, "Ice melts when heated.", truncation="longest_first", max_length=512)
+    assert len(encoded["input_ids"]) == 512
+
+
+def test_cache_makes_the_second_run_free(checkpoint, pairs, tmp_path):
+    premises, hypotheses = pairs
+    import shutil
+
+    first = NLIScorer(checkpoint, cache=True, cache_dir=tmp_path / "cache", progress=False)
+    expected = first.predict(premises, hypotheses)
+    copy = shutil.copytree(checkpoint, tmp_path / "copy")  # same content elsewhere: same cache entries
+    second = NLIScorer(copy, cache=True, cache_dir=tmp_path / "cache", progress=False)
+    again = second.predict(premises, hypotheses)
+    np.testing.assert_array_equal(again, expected)
+    assert second.last_stats["cached"] == second.last_stats["unique"] and second.last_stats["computed"] == 0
+    assert second._model is None  # nothing was loaded
+    third = NLIScorer(checkpoint, cache=True, cache_dir=tmp_path / "cache", progress=False, max_length=256)
+    third.predict(premises, hypotheses)
+    assert third.last_stats["cached"] == 0  # other settings, other keys
+
+
+def test_cache_recomputes_a_corrupted_entry(checkpoint, pairs, tmp_path):
+    import sqlite3
+
+    premises, hypotheses = pairs
+    scorer = NLIScorer(checkpoint, cache=True, cache_dir=tmp_path, progress=False)
+    expected = scorer.predict(premises[:4], hypotheses[:4])
+    with sqlite3.connect(tmp_path / "nli.sqlite3") as connection:
+        connection.execute("UPDATE entries SET value = '[0.0, 0.0, 1.0, 0.0]' WHERE rowid = 1")
+    connection.close()
+    rerun = NLIScorer(checkpoint, cache=True, cache_dir=tmp_path, progress=False)
+    np.testing.assert_allclose(rerun.predict(premises[:4], hypotheses[:4]), expected, atol=1e-6)
+    assert rerun.last_stats["computed"] == 1 and rerun.last_stats["cached"] == 3
+
+
+def test_uncached_hub_id_offline_fails_fast_and_clearly():
+    start = time.perf_counter()
+    with pytest.raises(CheckpointNotAvailable) as raised:
+        NLIScorer("caplib-tests/no-such-nli-model", revision="main", cache=False)
+    assert time.perf_counter() - start < 10
+    message = str(raised.value)
+    assert "caplib-tests/no-such-nli-model" in message
+    assert "huggingface-cli download caplib-tests/no-such-nli-model --revision main" in message
+    assert raised.value.__cause__ is None and raised.value.__suppress_context__  # one error, not a chain
+
+
+def test_unpinned_hub_id_is_refused():
+    with pytest.raises(ValueError, match="no pinned revision"):
+        resolve_checkpoint("cross-encoder/nli-deberta-v3-large")
+    with pytest.raises(CheckpointNotAvailable, match="revision main"):
+        resolve_checkpoint("caplib-tests/no-such-nli-model", allow_unpinned=True)
+
+
+def test_missing_local_directory(tmp_path):
+    with pytest.raises(CheckpointNotAvailable, match="does not exist"):
+        resolve_checkpoint(str(tmp_path / "absent" / "model"))
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(CheckpointNotAvailable, match="no config.json"):
+        resolve_checkpoint(tmp_path / "empty")
+
+
+def test_builtin_offline_backbone(checkpoint, tmp_path, monkeypatch):
+    fake = types.ModuleType("caplib.offline_nli")
+    fake.artifact_dir = lambda: tmp_path / "not-built"
+    monkeypatch.setitem(sys.modules, "caplib.offline_nli", fake)
+    with pytest.raises(CheckpointNotAvailable, match=r"offline NLI backbone not built yet: run `make book`"):
+        resolve_checkpoint(BUILTIN_OFFLINE_NLI)
+    fake.artifact_dir = lambda: checkpoint
+    resolved = resolve_checkpoint(BUILTIN_OFFLINE_NLI)
+    assert resolved.path == checkpoint.resolve() and resolved.identity.startswith("builtin:offline-nli#sha256:")
+    monkeypatch.setitem(sys.modules, "caplib.offline_nli", None)  # module absent
+    with pytest.raises(CheckpointNotAvailable, match="python -m caplib.offline_nli train"):
+        resolve_checkpoint(BUILTIN_OFFLINE_NLI)
+
+
+def test_settings_and_signature(checkpoint):
+    scorer = NLIScorer(checkpoint, cache=False, device="cpu")
+    assert scorer.dtype == "float32" and scorer.columns == [1, 2, 0]
+    signature = scorer.signature()
+    assert "#sha256:" in signature and "dtype:float32" in signature and "max_length:512" in signature
+    assert "truncation:longest_first" in signature
+    with pytest.raises(ValueError, match="float16 autocast needs a CUDA device"):
+        NLIScorer(checkpoint, cache=False, device="cpu", dtype="float16")
+    assert NLIScorer(checkpoint, cache=False, device="cpu", dtype="bf16").dtype == "bfloat16"
