@@ -41,8 +41,7 @@ import pandas as pd
 
 __all__ = ["main", "read_scoring_input"]
 
-#: Score columns ``caplib score`` writes and ``caplib evaluate`` looks for, in this order.
-METRIC_NAMES: tuple[str, ...] = ("cap", "bleu", "rouge_l", "meteor", "bertscore", "comet", "em", "acc")
+from caplib.scoring import METRIC_NAMES  # score columns `caplib score` writes and `caplib evaluate` looks for
 _GOLD_COLUMNS = ("gold_answer", "gold")
 
 
@@ -96,86 +95,42 @@ def _parse_metrics(text: str, configured: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def _score_cap(args: argparse.Namespace, profile: Any, frame: pd.DataFrame, gold: str | None
-               ) -> tuple[pd.DataFrame, str, str]:
-    """CAP (with components when asked), its signature and where its statements came from."""
-    from caplib.cap import CAPScorer
-
-    given = {"premise", "hypothesis"} <= set(frame.columns)
-    regenerate = args.regenerate_statements or not given
-    if regenerate and gold is None:
-        raise ValueError(f"{args.input}: --regenerate-statements needs the columns question, gold_answer (or gold) "
-                         f"and answer")
-    if regenerate and profile.statement_model is None:
-        raise ValueError(f"profile {profile.name!r} names no statement model; CAP needs premise/hypothesis "
-                         f"columns in {args.input}")
-    options: dict[str, Any] = {"device": args.device, "cache": not args.no_cache, "progress": not args.no_progress,
-                               "allow_unpinned": args.allow_unpinned, "cache_dir": args.cache_dir}
-    options |= {key: value for key, value in (("batch_size", args.batch_size), ("dtype", args.dtype))
-                if value is not None}
-    if not regenerate:
-        options["statement_model"] = None  # the statements are in the input; no generator is loaded
-    scorer = CAPScorer.from_profile(profile, **options)
-    if regenerate:
-        result = scorer.score_answers(frame["question"], frame[gold], frame["answer"], return_components=True)
-        origin = f"regenerated with {profile.statement_model}"
-    else:
-        result = scorer.score(frame["premise"], frame["hypothesis"], return_components=True)
-        origin = "input columns premise (gold) and hypothesis (answer)"
-    truncated = scorer.nli.last_stats.get("truncated", 0)
-    if truncated:
-        print(f"caplib: {truncated} NLI pair(s) longer than {scorer.nli.max_length} tokens were truncated "
-              f"({scorer.nli.truncation})", file=sys.stderr)
-    if not args.components:
-        result = result[["cap"]]
-    return result.set_index(frame.index), scorer.signature(), origin
-
-
 def _score(args: argparse.Namespace) -> int:
-    from caplib import __version__, baselines
+    from caplib import __version__
     from caplib.profiles import load_profile
+    from caplib.scoring import score_frame
 
     profile = load_profile(args.profile)
     metrics = _parse_metrics(args.metrics, list(profile.baselines))
     frame, gold = read_scoring_input(args.input)
     output = Path(args.output)
+    if gold is None and any(metric != "cap" for metric in metrics):
+        raise ValueError(f"{args.input}: {', '.join(m for m in metrics if m != 'cap')} compare gold answer and "
+                         f"answer; the file needs the columns question, gold_answer (or gold) and answer")
+    if args.regenerate_statements and gold is None:
+        raise ValueError(f"{args.input}: --regenerate-statements needs the columns question, gold_answer (or gold) "
+                         f"and answer")
+    # bert_score reports progress on stdout, where the signatures go: only when a person is watching
+    scored = score_frame(frame, profile, metrics, gold_column=gold, regenerate_statements=args.regenerate_statements,
+                         components=args.components, device=args.device, batch_size=args.batch_size,
+                         dtype=args.dtype, cache=not args.no_cache, cache_dir=args.cache_dir,
+                         progress=not args.no_progress and sys.stderr.isatty(), allow_unpinned=args.allow_unpinned)
+    for metric, reason in scored.skipped.items():
+        print(f"caplib: skipped {metric}: {reason}", file=sys.stderr)
+    truncated = scored.metrics.get("cap", {}).get("truncated_pairs", 0)
+    if truncated:
+        print(f"caplib: {truncated} NLI pair(s) were truncated to the profile's max_length", file=sys.stderr)
+    if scored.replaced:  # e.g. rescoring a file written by caplib score
+        print(f"caplib: replacing the input's column(s) {scored.replaced}", file=sys.stderr)
+    result = scored.frame
     report: dict[str, Any] = {
         "caplib": __version__,
         "command": shlex.join(["caplib", *args.argv]),
         "input": str(args.input),
         "rows": len(frame),
         "profile": {"name": profile.name, "source": str(profile.source)},
-        "metrics": {},
+        "metrics": scored.metrics,
     }
-    columns: list[pd.DataFrame | pd.Series] = [frame]
-    for metric in metrics:
-        if metric == "cap":
-            scores, signature, origin = _score_cap(args, profile, frame, gold)
-            columns.append(scores)
-            report["metrics"]["cap"] = {"status": "scored", "signature": signature, "statements": origin}
-            continue
-        if gold is None:
-            raise ValueError(f"{args.input}: {metric} compares gold answer and answer; the file needs the columns "
-                             f"question, gold_answer (or gold) and answer")
-        options = profile.metric_options(metric)
-        # bert_score reports progress on stdout, where the signatures go: only when a person is watching
-        watching = not args.no_progress and sys.stderr.isatty()
-        runtime = {"device": args.device, "batch_size": args.batch_size, "progress": watching}
-        try:
-            values = baselines.score(metric, list(frame[gold]), list(frame["answer"]),
-                                     questions=list(frame["question"]), **options, **runtime)
-        except baselines.MetricUnavailable as exc:
-            report["metrics"][metric] = {"status": "skipped", "reason": exc.reason,
-                                         "signature": baselines.signature(metric, **options)}
-            print(f"caplib: skipped {metric}: {exc.reason}", file=sys.stderr)
-            continue
-        columns.append(pd.Series(values, index=frame.index, name=metric))
-        report["metrics"][metric] = {"status": "scored", "signature": baselines.signature(metric, **options)}
-    scored = [column for part in columns[1:] for column in ([part.name] if isinstance(part, pd.Series) else part)]
-    replaced = [column for column in scored if column in frame.columns]
-    if replaced:  # e.g. rescoring a file written by caplib score
-        print(f"caplib: replacing the input's column(s) {replaced}", file=sys.stderr)
-    result = pd.concat([frame.drop(columns=replaced), *columns[1:]], axis=1)
     output.parent.mkdir(parents=True, exist_ok=True)
     result.to_csv(output, index=False)
     sidecar = Path(f"{output}.signature.json")
