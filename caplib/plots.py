@@ -29,6 +29,13 @@ CLASS_COLORS: Mapping[str, str] = dict(
     zip(LABELS, ["#1a9850", "#66bd63", "#a6d96a", "#d9ef8b", "#fee08b", "#fdae61", "#f46d43", "#d73027"])
 )
 
+#: Metric names as the paper's tables print them (Tab. 2-4, 13, 14); EM and ACC (Q-CARE) are not in those tables.
+PRINTED_METRIC: Mapping[str, str] = {"cap": "CAP", "bleu": "BLEU", "rouge_l": "ROUGE-L", "meteor": "METEOR",
+                                     "bertscore": "BERTScore", "comet": "COMET", "em": "EM", "acc": "ACC"}
+
+#: CAP values at which ``directional_scatter(..., alpha=...)`` draws its iso-CAP lines.
+ISO_CAP_LEVELS: tuple[float, ...] = (0.2, 0.4, 0.6, 0.8)
+
 
 def taxonomy_order() -> Figure:
     """The ordering of Eq. 1 as a ladder of severity levels, with the 4 hard pairs of Tab. 4 drawn as arcs."""
@@ -58,14 +65,20 @@ def taxonomy_order() -> Figure:
     return fig
 
 
-def class_distributions(frame: pd.DataFrame, metrics: Sequence[str], label_column: str = "label_semantic") -> Figure:
-    """Per-class score distributions, one panel per metric (the paper's Fig. 3), classes in Eq. 1 order."""
+def class_distributions(frame: pd.DataFrame, metrics: Sequence[str], label_column: str = "label_semantic",
+                        columns: int | None = None) -> Figure:
+    """Per-class score distributions, one panel per metric (the paper's Fig. 3), classes in Eq. 1 order.
+
+    ``columns`` wraps the panels into rows of at most that many (default: all panels in one row).
+    """
     present = [label for label in LABELS if label in set(frame[label_column].map(normalize_label))]
     labels = frame[label_column].map(normalize_label)
-    fig, axes = plt.subplots(1, len(metrics), figsize=(3.3 * len(metrics), 4.2), sharey=True, squeeze=False)
-    for ax, metric in zip(axes[0], metrics):
+    ncols = min(columns or len(metrics), len(metrics))
+    nrows = -(-len(metrics) // ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(3.3 * ncols, 0.3 + 3.9 * nrows), sharey=True, squeeze=False)
+    for ax, metric in zip(axes.flat, metrics):
         data = [frame.loc[labels == label, metric].to_numpy(dtype=float) for label in present]
-        parts = ax.boxplot(data, vert=False, patch_artist=True, widths=0.6, showfliers=False)
+        parts = ax.boxplot(data, orientation="horizontal", patch_artist=True, widths=0.6, showfliers=False)
         for patch, label in zip(parts["boxes"], present):
             patch.set_facecolor(CLASS_COLORS[label])
         for i, values in enumerate(data, start=1):
@@ -73,9 +86,11 @@ def class_distributions(frame: pd.DataFrame, metrics: Sequence[str], label_colum
             ax.scatter(values, i + jitter, s=4, color="0.25", alpha=0.35, linewidths=0)
         ax.set_title(metric)
         ax.set_xlim(-0.02, 1.02)
-        ax.invert_yaxis()
+    for ax in axes.flat[len(metrics):]:
+        ax.set_visible(False)  # the unused cells of the last row
     axes[0][0].set_yticks(range(1, len(present) + 1))
     axes[0][0].set_yticklabels(present)
+    axes[0][0].invert_yaxis()  # shared y: inverting once flips every panel (Eq. 1 order top-down)
     fig.suptitle("Score distribution per class (boxes: quartiles; dots: examples)")
     fig.tight_layout()
     return fig
@@ -134,12 +149,28 @@ def sweep_heatmap(sweep: pd.DataFrame, value: str = "spearman", title: str = "")
 
 
 def directional_scatter(forward: Sequence[float], backward: Sequence[float], labels: Sequence[str],
-                        classes: Sequence[str] | None = None) -> Figure:
-    """D(g->p) against D(p->g) per example, coloured by class: the mechanism of Sec. 7.3 / App. E."""
+                        classes: Sequence[str] | None = None, alpha: float | None = None) -> Figure:
+    """D(g->p) against D(p->g) per example, coloured by class: the mechanism of Sec. 7.3 / App. E.
+
+    With ``alpha``, dashed iso-CAP lines (alpha * x + (1 - alpha) * y = c for c = 0.2 ... 0.8, Eq. 3) show which
+    points CAP ranks equal: the steeper they are, the more D(g->p) alone decides the rank. The axis labels
+    name the weights (default: the paper's alpha = 0.85, no lines).
+    """
     normalized = [normalize_label(label) for label in labels]
     shown = [normalize_label(c) for c in classes] if classes else [c for c in LABELS if c in set(normalized)]
     forward, backward = np.asarray(forward, dtype=float), np.asarray(backward, dtype=float)
     fig, ax = plt.subplots(figsize=(5.6, 5.2))
+    if alpha is not None:
+        for level in ISO_CAP_LEVELS:
+            if alpha < 1:
+                x = np.linspace(0.0, 1.0, 201)
+                y = (level - alpha * x) / (1.0 - alpha)
+                inside = (y >= 0.0) & (y <= 1.0)
+                x, y = x[inside], y[inside]
+            else:
+                x, y = np.array([level, level]), np.array([0.0, 1.0])
+            ax.plot(x, y, ls="--", lw=0.8, color="0.55", gid=f"iso-cap-{level:g}")
+            ax.text(x[0], y[0], f" CAP={level:g}", fontsize=6, color="0.4", va="bottom")
     for label in shown:
         mask = np.array([n == label for n in normalized])
         ax.scatter(forward[mask], backward[mask], s=14, alpha=0.7, color=CLASS_COLORS[label], label=label,
@@ -148,12 +179,14 @@ def directional_scatter(forward: Sequence[float], backward: Sequence[float], lab
             ax.scatter(forward[mask].mean(), backward[mask].mean(), s=160, marker="X",
                        color=CLASS_COLORS[label], edgecolors="k", linewidths=1.2)
     ax.plot([0, 1], [0, 1], ls=":", color="0.5")
-    ax.set_xlabel("D(g -> p)  (weight alpha = 0.85)")
-    ax.set_ylabel("D(p -> g)  (weight 1 - alpha = 0.15)")
+    weight = 0.85 if alpha is None else alpha
+    ax.set_xlabel(f"D(g -> p)  (weight alpha = {weight:g})")
+    ax.set_ylabel(f"D(p -> g)  (weight 1 - alpha = {1 - weight:.2g})")
     ax.set_xlim(-0.02, 1.02)
     ax.set_ylim(-0.02, 1.02)
     ax.legend(fontsize=7, loc="lower right")
-    ax.set_title("Directional scores per example (X: class mean)")
+    ax.set_title("Directional scores per example (X: class mean)"
+                 + ("" if alpha is None else "\ndashed: equal CAP (Eq. 3)"))
     fig.tight_layout()
     return fig
 
@@ -169,5 +202,96 @@ def counts_bar(counts: Mapping[str, int] | pd.Series, title: str, xlabel: str = 
     ax.invert_yaxis()
     ax.set_title(title)
     ax.set_xlabel(xlabel or "count")
+    fig.tight_layout()
+    return fig
+
+
+def confusion_heatmap(rows: Sequence[str], columns: Sequence[str], row_name: str, column_name: str,
+                      title: str = "") -> Figure:
+    """Counts of (row label, column label) over the eight classes in Eq. 1 order (e.g. synthetic vs human, Tab. 8).
+
+    Pairs where either label is missing (None, NaN, empty) are left out; the diagonal is outlined, so agreement
+    reads along it and near-diagonal cells are disagreements between neighbouring classes.
+    """
+    a = pd.Series(list(rows), dtype=object)
+    b = pd.Series(list(columns), dtype=object)
+    if len(a) != len(b):
+        raise ValueError(f"confusion_heatmap: {len(a)} row labels but {len(b)} column labels; they must pair up")
+    keep = ~(a.isna() | b.isna() | (a.astype(str).str.strip() == "") | (b.astype(str).str.strip() == ""))
+    a, b = a[keep].map(normalize_label), b[keep].map(normalize_label)
+    counts = pd.crosstab(pd.Categorical(a, categories=LABELS), pd.Categorical(b, categories=LABELS), dropna=False)
+    grid = counts.reindex(index=LABELS, columns=LABELS, fill_value=0).to_numpy()
+    fig, ax = plt.subplots(figsize=(6.4, 5.4))
+    image = ax.imshow(grid, cmap="Blues")
+    for (row, col), value in np.ndenumerate(grid):
+        if value:
+            ax.text(col, row, str(value), ha="center", va="center", fontsize=8,
+                    color="w" if value > grid.max() / 2 else "k")
+    for i in range(len(LABELS)):
+        ax.add_patch(plt.Rectangle((i - 0.5, i - 0.5), 1, 1, fill=False, edgecolor="0.2", linewidth=1))
+    short = [ABBREVIATIONS[label] for label in LABELS]
+    ax.set_xticks(range(len(LABELS)), short)
+    ax.set_yticks(range(len(LABELS)), short)
+    ax.set_xlabel(column_name)
+    ax.set_ylabel(row_name)
+    ax.set_title(title or f"{row_name} vs {column_name}\n{int(np.trace(grid))}/{int(grid.sum())} on the diagonal")
+    fig.colorbar(image, ax=ax, shrink=0.8)
+    fig.tight_layout()
+    return fig
+
+
+def grouped_bars(table: pd.DataFrame, title: str, ylabel: str = "", percent: bool = False,
+                 fmt: str = "{:.1f}") -> Figure:
+    """One group of bars per row of ``table``, one bar per column (e.g. the paper beside this run, per class or type).
+
+    NaN cells leave a gap. With ``percent=True`` the values are shares in [0, 1], drawn as percent. Each bar is
+    labelled with its value formatted by ``fmt``.
+    """
+    values = table.to_numpy(dtype=float) * (100.0 if percent else 1.0)
+    n_rows, n_columns = values.shape
+    width = 0.8 / max(n_columns, 1)
+    fig, ax = plt.subplots(figsize=(min(10.0, max(5.5, 0.3 * n_rows * (n_columns + 1) + 1.5)), 4.0))
+    palette = plt.get_cmap("tab10")
+    x = np.arange(n_rows)
+    for j, column in enumerate(table.columns):
+        drawn = ~np.isnan(values[:, j])
+        offsets = x[drawn] - 0.4 + width * (j + 0.5)
+        ax.bar(offsets, values[drawn, j], width, label=str(column), color=palette(j % 10), edgecolor="0.3")
+        for offset, value in zip(offsets, values[drawn, j]):
+            ax.text(offset, value, fmt.format(value), ha="center", va="bottom", fontsize=7)
+    tilt = n_rows > 4
+    ax.set_xticks(x, [str(index) for index in table.index], rotation=20 if tilt else 0,
+                  ha="right" if tilt else "center")
+    ax.set_ylabel(ylabel or ("percent" if percent else "value"))
+    ax.set_title(title)
+    highest = np.nanmax(values) if np.isfinite(values).any() else 0.0
+    if highest > 0:
+        ax.set_ylim(top=highest * 1.08)  # room for the value labels
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False)
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    fig.tight_layout()
+    return fig
+
+
+def alpha_curves(table: pd.DataFrame, title: str, ylabel: str = "accuracy x100", chance: float | None = 50.0,
+                 marked: float | None = 0.85) -> Figure:
+    """One line per column of ``table`` over its index of alpha values (e.g. hard-pair accuracy of CAP recomputed
+    at each alpha, Sec. 7.3); a dotted line at ``chance`` and a vertical mark at the ``marked`` alpha (the paper's)."""
+    alphas = table.index.to_numpy(dtype=float)
+    fig, ax = plt.subplots(figsize=(6.0, 4.0))
+    for column in table.columns:
+        ax.plot(alphas, table[column].to_numpy(dtype=float), marker="o", label=str(column))
+    if chance is not None:
+        ax.axhline(chance, ls=":", color="0.4", gid="chance")
+    if marked is not None:
+        ax.axvline(marked, ls="--", color="0.6", gid="marked")
+    ax.set_xticks(alphas, [f"{alpha:g}" for alpha in alphas])
+    ax.set_xlabel("alpha (weight of D(g->p), Eq. 3)")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.legend(fontsize=8)
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
     fig.tight_layout()
     return fig

@@ -37,3 +37,84 @@ def test_class_distributions_and_scatter_and_counts_render():
     assert [b.get_width() for b in bars] == [3, 5]
     drawn = {t.get_text() for t in plots.taxonomy_order().axes[0].texts}
     assert set(LABELS) <= drawn
+
+
+def test_confusion_heatmap_counts_pairs_in_eq1_order_and_skips_missing():
+    rows = ["exact", "exact", "partial", "Inv", None, "exact"]
+    columns = ["exact", "equivalent", "partial", "contradictory", "exact", ""]
+    fig = plots.confusion_heatmap(rows, columns, "synthetic", "human")
+    grid = fig.axes[0].images[0].get_array()
+    index = {label: i for i, label in enumerate(LABELS)}
+    expected = np.zeros((8, 8))
+    for a, b in [("exact", "exact"), ("exact", "equivalent"), ("partial", "partial"), ("invalid", "contradictory")]:
+        expected[index[a], index[b]] += 1
+    assert np.array_equal(grid, expected)
+    assert "2/4 on the diagonal" in fig.axes[0].get_title()
+
+
+def test_grouped_bars_draws_one_bar_per_cell_and_skips_nan():
+    table = pd.DataFrame({"paper": [0.25, 0.5], "run": [0.1, np.nan]}, index=["short", "long"])
+    fig = plots.grouped_bars(table, "t", percent=True)
+    heights = sorted(round(p.get_height(), 6) for p in fig.axes[0].patches)
+    assert heights == [10.0, 25.0, 50.0]
+    assert sorted(t.get_text() for t in fig.axes[0].texts) == ["10.0", "25.0", "50.0"]
+
+
+def test_class_distributions_wraps_panels_and_keeps_eq1_order_top_down():
+    rng = np.random.default_rng(1)
+    frame = pd.DataFrame({"label_semantic": list(LABELS) * 3, **{m: rng.uniform(size=24) for m in "abc"}})
+    for metrics in (["a"], ["a", "b"], ["a", "b", "c"]):  # one inversion of the shared axis, whatever the count
+        fig = plots.class_distributions(frame, metrics)
+        assert all(ax.yaxis_inverted() for ax in fig.axes)
+    fig = plots.class_distributions(frame, ["a", "b", "c"], columns=2)
+    assert [ax.get_visible() for ax in fig.axes] == [True, True, True, False]
+    assert [ax.get_title() for ax in fig.axes[:3]] == ["a", "b", "c"]
+    # the boxes follow Eq. 1: box i (y = i) holds class LABELS[i - 1]; its median is that class's median
+    # median lines: vertical, spanning the whole box height (0.6; the whisker caps span half of it)
+    medians = {round(float(np.mean(line.get_ydata()))): line.get_xdata()[0] for line in fig.axes[0].lines
+               if np.isclose(abs(np.ptp(line.get_ydata())), 0.6) and np.ptp(line.get_xdata()) == 0}
+    expected = {i: np.median(frame.loc[frame["label_semantic"] == label, "a"]) for i, label in enumerate(LABELS, 1)}
+    assert medians.keys() == expected.keys()
+    assert np.allclose([medians[i] for i in expected], list(expected.values()))
+    assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == list(LABELS)
+
+
+def test_directional_scatter_iso_cap_lines_satisfy_eq3():
+    rng = np.random.default_rng(2)
+    labels = list(LABELS) * 4
+    for alpha in (0.5, 0.85, 1.0):
+        fig = plots.directional_scatter(rng.uniform(size=32), rng.uniform(size=32), labels, alpha=alpha)
+        lines = [line for line in fig.axes[0].lines if (line.get_gid() or "").startswith("iso-cap-")]
+        assert [line.get_gid() for line in lines] == [f"iso-cap-{c:g}" for c in plots.ISO_CAP_LEVELS]
+        for line, level in zip(lines, plots.ISO_CAP_LEVELS):
+            x, y = np.asarray(line.get_xdata()), np.asarray(line.get_ydata())
+            assert np.allclose(alpha * x + (1 - alpha) * y, level) and len(x) >= 2
+            assert ((y >= 0) & (y <= 1)).all()
+        assert f"alpha = {alpha:g}" in fig.axes[0].get_xlabel()
+    plain = plots.directional_scatter([0.2, 0.8], [0.4, 0.6], ["partial", "overinclusive_valid"])
+    assert not [line for line in plain.axes[0].lines if (line.get_gid() or "").startswith("iso-cap-")]
+    assert "alpha = 0.85" in plain.axes[0].get_xlabel()
+
+
+def test_printed_metric_names_are_the_paper_table_rows():
+    from caplib import paper
+    from caplib.scoring import METRIC_NAMES
+
+    assert set(plots.PRINTED_METRIC) == set(METRIC_NAMES)
+    for number in (2, 4, 13, 14):
+        rows = set(paper.load_table(number)["metric"])
+        assert rows == {plots.PRINTED_METRIC[m] for m in METRIC_NAMES if m not in ("em", "acc")}
+
+
+def test_alpha_curves_draw_one_line_per_column_over_alpha():
+    table = pd.DataFrame({"OV>Part": [40.0, 30.0, 20.0], "OV>OI": [60.0, 65.0, 70.0]}, index=[0.5, 0.85, 1.0])
+    fig = plots.alpha_curves(table, "t")
+    ax = fig.axes[0]
+    data = [line for line in ax.lines if line.get_gid() not in ("chance", "marked")]
+    assert [line.get_label() for line in data] == ["OV>Part", "OV>OI"]
+    assert np.allclose(data[0].get_xdata(), [0.5, 0.85, 1.0]) and np.allclose(data[1].get_ydata(), [60, 65, 70])
+    (chance,) = [line for line in ax.lines if line.get_gid() == "chance"]
+    (marked,) = [line for line in ax.lines if line.get_gid() == "marked"]
+    assert np.allclose(chance.get_ydata(), 50.0) and np.allclose(marked.get_xdata(), 0.85)
+    bare = plots.alpha_curves(table, "t", chance=None, marked=None)
+    assert len(bare.axes[0].lines) == 2
