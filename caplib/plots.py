@@ -15,7 +15,7 @@ from typing import Mapping, Sequence
 
 import matplotlib
 
-matplotlib.use("Agg")  # headless: papermill and CI have no display
+matplotlib.use("Agg")  # headless and deterministic: papermill and CI have no display
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -23,6 +23,20 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from caplib.taxonomy import ABBREVIATIONS, HARD_PAIRS, LABELS, SEVERITY, STRICT_PAIRS, normalize_label
+
+
+def _show_figures_as_png() -> None:
+    """In a notebook kernel, render returned figures as PNG (``display(fig)`` or a cell's last expression)."""
+    try:
+        from IPython import get_ipython
+        from matplotlib_inline.backend_inline import set_matplotlib_formats
+    except ImportError:  # plain Python: nothing to display
+        return
+    if get_ipython() is not None:
+        set_matplotlib_formats("png")
+
+
+_show_figures_as_png()
 
 #: One colour per class, from most correct (green) to least correct (red), used in every figure.
 CLASS_COLORS: Mapping[str, str] = dict(

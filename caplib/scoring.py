@@ -19,9 +19,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
+import numpy as np
 import pandas as pd
 
 from caplib import baselines
+from caplib.cache import ContentCache
 from caplib.profiles import Profile, load_profile
 
 #: Every metric a profile can score, in the order of the paper's tables (CAP first).
@@ -78,6 +80,26 @@ def _score_cap(frame: pd.DataFrame, profile: Profile, gold_column: str | None, r
     return (result if components else result[["cap"]]).set_index(frame.index), entry
 
 
+def _score_baseline(metric: str, golds: list[str], answers: list[str], questions: list[str] | None,
+                    options: dict[str, Any], runtime: dict[str, Any], cache: bool, cache_dir: str | None
+                    ) -> np.ndarray:
+    """``baselines.score`` for the rows not yet in the content cache (keyed by the metric's signature + texts)."""
+    if not cache:
+        return baselines.score(metric, golds, answers, questions=questions, **options, **runtime)
+    store = ContentCache("baselines", {"signature": baselines.signature(metric, **options)}, directory=cache_dir)
+    items = [f"{gold}\x1f{answer}\x1f{question}" for gold, answer, question
+             in zip(golds, answers, questions or [""] * len(golds))]
+    found = store.get_many(items)
+    todo = [i for i, item in enumerate(items) if item not in found]
+    if todo:
+        values = baselines.score(metric, [golds[i] for i in todo], [answers[i] for i in todo],
+                                 questions=[questions[i] for i in todo] if questions else None, **options, **runtime)
+        computed = {items[i]: float(value) for i, value in zip(todo, values)}
+        store.put_many(computed)
+        found.update(computed)
+    return np.array([found[item] for item in items], dtype=float)
+
+
 def score_frame(
     frame: pd.DataFrame,
     profile: str | Profile = "offline",
@@ -98,7 +120,8 @@ def score_frame(
 
     Baselines compare ``gold_column`` with ``answer`` (COMET also reads ``question``); CAP scores the rows'
     ``premise``/``hypothesis`` statements when present, else (or with ``regenerate_statements``) generates them
-    with the profile's statement generator. Unavailable metrics are skipped with their reason. Score columns the
+    with the profile's statement generator. Unavailable metrics are skipped with their reason. Baseline scores are
+    cached by content like CAP's NLI probabilities (``cache=False`` recomputes). Score columns the
     input already has (a file written by ``caplib score``) are replaced and listed in ``replaced``.
 
     Example:
@@ -135,8 +158,8 @@ def score_frame(
         runtime = {"device": device, "batch_size": batch_size, "progress": progress}
         questions = list(frame["question"]) if "question" in frame.columns else None
         try:
-            values = baselines.score(metric, list(frame[gold_column]), list(frame["answer"]), questions=questions,
-                                     **options, **runtime)
+            values = _score_baseline(metric, list(frame[gold_column]), list(frame["answer"]), questions, options,
+                                     runtime, cache, cache_dir)
         except baselines.MetricUnavailable as exc:
             report[metric] = {"status": "skipped", "reason": exc.reason,
                               "signature": baselines.signature(metric, **options)}

@@ -74,3 +74,20 @@ def test_cap_without_backbone_is_skipped_not_faked(monkeypatch, tmp_path):
 def test_unknown_metric_is_an_error():
     with pytest.raises(ValueError, match="unknown metric"):
         score_frame(ROWS, "offline", metrics=("bleurt",))
+
+
+def test_baseline_scores_are_cached_by_content(tmp_path, monkeypatch):
+    calls = []
+    real = baselines.score
+
+    def counting(metric, golds, predictions, **kwargs):
+        calls.append(len(golds))
+        return real(metric, golds, predictions, **kwargs)
+
+    monkeypatch.setattr(baselines, "score", counting)
+    first = score_frame(ROWS, "offline", metrics=("rouge_l",), cache_dir=str(tmp_path), progress=False)
+    more = pd.concat([ROWS, ROWS.assign(answer=["Lyon", "oxygen gas"])], ignore_index=True)
+    second = score_frame(more, "offline", metrics=("rouge_l",), cache_dir=str(tmp_path), progress=False)
+    assert calls == [2, 2]  # the second call computes only the two new rows
+    assert np.allclose(second.frame["rouge_l"][:2], first.frame["rouge_l"])
+    assert np.allclose(second.frame["rouge_l"], real("rouge_l", list(more["gold_answer"]), list(more["answer"])))

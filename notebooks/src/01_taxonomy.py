@@ -71,7 +71,7 @@ example.style.hide(axis="index")
 # separability profile of Tab. 3.
 
 # %%
-fig = plots.taxonomy_order()
+plots.taxonomy_order()
 
 # %%
 pairs = pd.DataFrame(STRICT_PAIRS, columns=["higher", "lower"])

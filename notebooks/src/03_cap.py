@@ -170,7 +170,7 @@ if scorer is not None:
         "signature": scored.signatures["cap"],
     }
     display(Markdown(f"`{scored.signatures['cap']}`"))
-    fig = plots.class_distributions(frame, ["cap"])
+    display(plots.class_distributions(frame, ["cap"]))
     display(pd.DataFrame({"mean CAP": means}).reindex(LABELS).round(3).T)
 
 # %% [markdown]
@@ -187,8 +187,8 @@ if scorer is not None and len(validation_rows):
     forward = parts[["cap_p_entail_fwd", "cap_p_neutral_fwd", "cap_p_contra_fwd"]].to_numpy()
     backward = parts[["cap_p_entail_bwd", "cap_p_neutral_bwd", "cap_p_contra_bwd"]].to_numpy()
     grid = sweep(forward, backward, parts["label_semantic"])
-    fig = plots.sweep_heatmap(grid, "spearman", title="Spearman over the grid (validation split)")
-    fig = plots.sweep_heatmap(grid, "pairwise_accuracy", title="Pairwise accuracy over the grid (validation split)")
+    display(plots.sweep_heatmap(grid, "spearman", title="Spearman over the grid (validation split)"))
+    display(plots.sweep_heatmap(grid, "pairwise_accuracy", title="Pairwise accuracy over the grid (validation split)"))
     reported = paper.load_table(12)
     display(reported)
     best = grid.sort_values(["spearman", "pairwise_accuracy"], ascending=False).iloc[0]

@@ -35,7 +35,6 @@ from pathlib import Path
 
 import pandas as pd
 from IPython.display import Markdown, display
-from matplotlib_inline.backend_inline import set_matplotlib_formats
 
 import caplib
 from caplib import evaluation, paper, plots
@@ -43,7 +42,6 @@ from caplib.data import OFFICIAL_URLS, load_correctness, load_sample
 from caplib.scoring import score_frame
 from caplib.taxonomy import LABELS
 
-set_matplotlib_formats("png")  # caplib.plots draws headless (Agg): show its figures as PNG
 warnings.filterwarnings("ignore", message="IProgress not found")  # tqdm without ipywidgets; no bars drawn here
 
 numbers = {"profile": profile, "split": split, "scale": "x100", "signatures": {}, "skipped": {}}

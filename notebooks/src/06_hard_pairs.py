@@ -37,7 +37,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from IPython.display import Markdown, display
-from matplotlib_inline.backend_inline import set_matplotlib_formats
 
 import caplib
 from caplib import evaluation, paper, plots
@@ -47,7 +46,6 @@ from caplib.profiles import load_profile
 from caplib.scoring import score_frame
 from caplib.taxonomy import LABELS
 
-set_matplotlib_formats("png")  # caplib.plots draws headless (Agg): show its figures as PNG
 warnings.filterwarnings("ignore", message="IProgress not found")  # tqdm without ipywidgets; no bars drawn here
 
 numbers = {"profile": profile, "split": split, "scale": "x100", "signatures": {}, "skipped": {}}

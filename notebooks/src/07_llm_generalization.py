@@ -67,7 +67,7 @@ check
 # (see the reported-numbers appendix).
 
 # %%
-fig = plots.counts_bar(tab6.set_index("label")[models].sum(axis=1), "Tab. 6: human labels of 2,997 LLM answers")
+plots.counts_bar(tab6.set_index("label")[models].sum(axis=1), "Tab. 6: human labels of 2,997 LLM answers")
 
 # %% [markdown]
 # ## The bundled LLM answers
@@ -86,7 +86,7 @@ numbers["counts"] = {label: int(counts[label]) for label in LABELS}
 numbers["models"] = sorted(answers["model"].unique())
 display(Markdown(f"**{len(answers)} answers** from {', '.join(numbers['models'])}; "
                  f"{len(present)} of 8 classes occur."))
-fig = plots.counts_bar(counts, "Bundled LLM answers per class (blind labels)")
+display(plots.counts_bar(counts, "Bundled LLM answers per class (blind labels)"))
 
 # %%
 scored = score_frame(answers, profile, metrics=metrics, regenerate_statements=True, device=device,
