@@ -4,8 +4,8 @@
 # **The paper's claim (Sec. 3).** Correctness of an open-ended answer is not binary. Relative to a gold answer
 # under the same question, an answer falls into one of eight classes, and the classes are *ordered* (Eq. 1):
 #
-# $$\texttt{exact} \approx \texttt{equivalent} \approx \texttt{alternative-correct} \geq \texttt{overinclusive\_valid}
-# > \texttt{partial} > \texttt{overinclusive\_invalid} > \texttt{invalid} \geq \texttt{contradictory}$$
+# > `exact` ≈ `equivalent` ≈ `alternative_correct` ≥ `overinclusive_valid` > `partial` > `overinclusive_invalid`
+# > `invalid` ≥ `contradictory`
 #
 # A metric respects the taxonomy when its scores follow this order (*monotonicity*). This chapter shows the classes,
 # the severity map that turns Eq. 1 into numbers (App. C.2), and the class pairs that the protocol compares.
@@ -66,7 +66,7 @@ example.style.hide(axis="index")
 # %% [markdown]
 # ## The ordering as numbers
 # Ties (exact, equivalent, alternative-correct all at severity 6) contribute no strict pair. The remaining
-# $\binom{8}{2} - 3 = 25$ pairs are the **strictly ordered pairs** over which monotonicity violations are counted
+# C(8, 2) − 3 = 25 pairs are the **strictly ordered pairs** over which monotonicity violations are counted
 # (App. C.1). Four neighbouring pairs are singled out as **hard** (Tab. 4), and six pairs describe the
 # separability profile of Tab. 3.
 

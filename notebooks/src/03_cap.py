@@ -1,16 +1,17 @@
 # %% [markdown]
 # # 3. CAP: Context-Aware Precision
 #
-# **The paper's method (Sec. 4, App. C.2).** A question $q$ with the gold answer $g$ and with the predicted answer
-# $p$ become two declarative statements $s_g = s(q, g)$ and $s_p = s(q, p)$. A 3-way NLI model gives, for an
+# **The paper's method (Sec. 4, App. C.2).** A question *q* with the gold answer *g* and with the predicted answer
+# *p* become two declarative statements s_g = s(q, g) and s_p = s(q, p). A 3-way NLI model gives, for an
 # ordered pair, the probabilities of entailment, neutral and contradiction, and
 #
-# $$D(s_a \to s_b) = P_\text{entail}(s_a \to s_b) + \lambda\, P_\text{neutral}(s_a \to s_b) \qquad (2)$$
-# $$\mathrm{CAP}(s_g, s_p) = \alpha\, D(s_g \to s_p) + (1 - \alpha)\, D(s_p \to s_g) \qquad (3)$$
+# > **D(s_a → s_b) = P_entail(s_a → s_b) + λ · P_neutral(s_a → s_b)** (Eq. 2)
+# >
+# > **CAP(s_g, s_p) = α · D(s_g → s_p) + (1 − α) · D(s_p → s_g)** (Eq. 3)
 #
-# with $\alpha = 0.85$ (gold → prediction, *compatibility*) and $\lambda = 0.30$; CAP lies in $[0, 1]$ (App. A).
+# with α = 0.85 (gold → prediction, *compatibility*) and λ = 0.30; CAP lies in [0, 1] (App. A).
 # This chapter computes a worked example live, measures the statement step, shows CAP per class, and repeats the
-# $\alpha/\lambda$ sweep of Tab. 12 on the validation split.
+# α/λ sweep of Tab. 12 on the validation split.
 
 # %% tags=["parameters"]
 profile = "offline"  # "offline": bundled sample, local NLI backbone - "paper": official files and checkpoints
