@@ -432,6 +432,44 @@ def load_sample(name: str) -> pd.DataFrame:
     return _SAMPLES[name](path, splits=splits if splits.is_file() else None)
 
 
+#: Where the paper profile looks for the official files (``make book PROFILE=paper``).
+OFFICIAL_DIR: Path = _SAMPLE_DIR.parent / "official"
+_OFFICIAL_FILES: Mapping[str, tuple[str, str | None]] = MappingProxyType(
+    {"cap_correctness": ("CAP-Correctness.csv", "CAP-Correctness-splits.csv"), "cap_statements": ("CAP-Statements.csv", None)}
+)
+
+
+def load_dataset(name: str, profile: str = "offline", path: str | Path | None = None,
+                 splits: str | Path | None = None) -> pd.DataFrame:
+    """The rows a chapter works on: ``path`` if given, else the profile's default.
+
+    ``offline`` reads the bundled sample (:func:`load_sample`); ``paper`` reads the official files from
+    :data:`OFFICIAL_DIR` (``data/official/``), with the official splits file when it is there.
+
+    Example:
+        >>> load_dataset("cap_correctness", "offline")["split"].unique().tolist()  # doctest: +SKIP
+        ['test', 'validation']
+
+    Raises:
+        FileNotFoundError: the official file is absent; the message names the URL to download it from.
+    """
+    if name not in _OFFICIAL_FILES:
+        raise ValueError(f"unknown dataset {name!r}; choose from {', '.join(_OFFICIAL_FILES)}")
+    loader = _SAMPLES[name]
+    if path is not None:
+        return loader(path, splits=splits)
+    if profile == "offline":
+        return load_sample(name)
+    file, splits_file = _OFFICIAL_FILES[name]
+    source = OFFICIAL_DIR / file
+    if not source.is_file():
+        raise FileNotFoundError(f"{source} not found: download {OFFICIAL_URLS[file]}"
+                                + (f" and {OFFICIAL_URLS[splits_file]}" if splits_file else "") + f" into {OFFICIAL_DIR}")
+    if splits is None and splits_file and (OFFICIAL_DIR / splits_file).is_file():
+        splits = OFFICIAL_DIR / splits_file
+    return loader(source, splits=splits)
+
+
 def normalize_text(text: str) -> str:
     """Lower-case, NFKC-normalized text with punctuation (and ``_`` blanks) turned into single spaces.
 

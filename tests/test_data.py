@@ -529,3 +529,20 @@ def test_apply_cleaning_rules_custom_columns():
     with pytest.raises(DataValidationError, match="'question'") as err:
         apply_cleaning_rules(df)
     assert err.value.column == "question"
+
+
+def test_load_dataset_profiles(tmp_path, monkeypatch):
+    from caplib import data
+
+    offline = data.load_dataset("cap_correctness", "offline")
+    assert len(offline) == 1024 and set(offline["split"]) == {"validation", "test"}
+    monkeypatch.setattr(data, "OFFICIAL_DIR", tmp_path)
+    with pytest.raises(FileNotFoundError, match="CAP-Correctness-splits.csv"):
+        data.load_dataset("cap_correctness", "paper")
+    fixture = Path(__file__).parent / "fixtures"
+    (tmp_path / "CAP-Correctness.csv").write_bytes((fixture / "cap_correctness.csv").read_bytes())
+    (tmp_path / "CAP-Correctness-splits.csv").write_bytes((fixture / "cap_correctness_splits.csv").read_bytes())
+    official = data.load_dataset("cap_correctness", "paper")
+    assert len(official) == 5 and "split" in official
+    with pytest.raises(ValueError, match="unknown dataset"):
+        data.load_dataset("llm_answers")

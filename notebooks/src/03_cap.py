@@ -32,7 +32,6 @@ record_to = "03_cap.numbers.json"
 
 # %%
 import json
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -49,27 +48,8 @@ from caplib.statements import TemplateStatementGenerator, evaluate_statements
 from caplib.sweep import sweep
 from caplib.taxonomy import LABELS
 
-ROOT = Path(caplib.__file__).resolve().parents[1]
 settings = load_profile(profile)
 numbers = {"profile": profile, "alpha": alpha, "lam": lam, "skipped": {}}
-
-
-def correctness_frame():
-    """The CAP-Correctness rows of this profile (bundled sample offline, official files for the paper)."""
-    if data_path is not None:
-        return data.load_correctness(data_path, splits=splits_path)
-    if profile == "offline":
-        return data.load_sample("cap_correctness")
-    official = ROOT / "data" / "official"
-    return data.load_correctness(official / "CAP-Correctness.csv", splits=official / "CAP-Correctness-splits.csv")
-
-
-def statements_frame():
-    if statements_path is not None:
-        return data.load_statements(statements_path, splits=statements_splits_path)
-    if profile == "offline":
-        return data.load_sample("cap_statements")
-    return data.load_statements(ROOT / "data" / "official" / "CAP-Statements.csv")
 
 
 try:
@@ -113,7 +93,7 @@ if scorer is not None:
 # present. Scores are on the CAP-Statements test split.
 
 # %%
-statements = statements_frame()
+statements = data.load_dataset("cap_statements", profile, statements_path, statements_splits_path)
 test_statements = statements[statements["split"] == "test"] if "split" in statements else statements
 if settings.statement_model == "builtin:template":
     generator, generator_name = TemplateStatementGenerator(), "template (rule-based)"
@@ -150,7 +130,7 @@ comparison
 # CAP on the chosen split, one box per class, in the order of Eq. 1.
 
 # %%
-rows = correctness_frame()
+rows = data.load_dataset("cap_correctness", profile, data_path, splits_path)
 evaluation_rows = rows[rows["split"] == split] if "split" in rows else rows
 if row_limit is not None:
     evaluation_rows = evaluation_rows.head(row_limit)

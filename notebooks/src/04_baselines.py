@@ -31,14 +31,13 @@ record_to = "04_baselines.numbers.json"  # where this chapter records its key nu
 # %%
 import json
 import warnings
-from pathlib import Path
 
 import pandas as pd
 from IPython.display import Markdown, display
 
 import caplib
 from caplib import evaluation, paper, plots
-from caplib.data import OFFICIAL_URLS, load_correctness, load_sample
+from caplib.data import load_dataset
 from caplib.scoring import score_frame
 from caplib.taxonomy import LABELS
 
@@ -55,19 +54,12 @@ numbers = {"profile": profile, "split": split, "scale": "x100", "signatures": {}
 # other metrics compare the gold answer with the candidate answer (App. C.2).
 
 # %%
-official = Path(caplib.__file__).resolve().parents[1] / "data" / "official"
-if data_path is not None:
-    data = load_correctness(data_path, splits_path)
-elif profile == "offline":
-    data = load_sample("cap_correctness")
-elif (official / "CAP-Correctness.csv").is_file():
-    data = load_correctness(official / "CAP-Correctness.csv", splits_path or official / "CAP-Correctness-splits.csv")
-else:
+try:  # the bundled sample offline, the official files in data/official/ for the paper profile
+    data = load_dataset("cap_correctness", profile, data_path, splits_path)
+except FileNotFoundError as missing:
     data = None
-    numbers["skipped"]["data"] = (f"{official / 'CAP-Correctness.csv'} not found; download CAP-Correctness.csv and "
-                                  f"CAP-Correctness-splits.csv ({OFFICIAL_URLS['CAP-Correctness.csv']}, "
-                                  f"{OFFICIAL_URLS['CAP-Correctness-splits.csv']}) into {official}")
-    display(Markdown(f"**No data, nothing computed.** {numbers['skipped']['data']}."))
+    numbers["skipped"]["data"] = str(missing)
+    display(Markdown(f"**No data, nothing computed.** {missing}."))
 
 if data is not None:
     rows = data[data["split"] == split] if "split" in data.columns else data

@@ -32,7 +32,6 @@ record_to = "06_hard_pairs.numbers.json"  # where this chapter records its key n
 # %%
 import json
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -41,7 +40,7 @@ from IPython.display import Markdown, display
 import caplib
 from caplib import evaluation, paper, plots
 from caplib.cap import cap
-from caplib.data import OFFICIAL_URLS, load_correctness, load_sample
+from caplib.data import load_dataset
 from caplib.profiles import load_profile
 from caplib.scoring import score_frame
 from caplib.taxonomy import LABELS
@@ -58,19 +57,12 @@ HARD = list(paper.load_table(4).columns[1:])  # "Eq>Part", "OV>Part", "OV>OI", "
 # directions and the directional scores D of Eq. 2.
 
 # %%
-official = Path(caplib.__file__).resolve().parents[1] / "data" / "official"
-if data_path is not None:
-    data = load_correctness(data_path, splits_path)
-elif profile == "offline":
-    data = load_sample("cap_correctness")
-elif (official / "CAP-Correctness.csv").is_file():
-    data = load_correctness(official / "CAP-Correctness.csv", splits_path or official / "CAP-Correctness-splits.csv")
-else:
+try:  # the bundled sample offline, the official files in data/official/ for the paper profile
+    data = load_dataset("cap_correctness", profile, data_path, splits_path)
+except FileNotFoundError as missing:
     data = None
-    numbers["skipped"]["data"] = (f"{official / 'CAP-Correctness.csv'} not found; download CAP-Correctness.csv and "
-                                  f"CAP-Correctness-splits.csv ({OFFICIAL_URLS['CAP-Correctness.csv']}, "
-                                  f"{OFFICIAL_URLS['CAP-Correctness-splits.csv']}) into {official}")
-    display(Markdown(f"**No data, nothing computed.** {numbers['skipped']['data']}."))
+    numbers["skipped"]["data"] = str(missing)
+    display(Markdown(f"**No data, nothing computed.** {missing}."))
 
 if data is not None:
     rows = data[data["split"] == split] if "split" in data.columns else data

@@ -32,7 +32,6 @@ record_to = "08_error_analysis.numbers.json"  # where this chapter records its k
 
 # %%
 import json
-from pathlib import Path
 
 import pandas as pd
 from IPython.display import Markdown, display
@@ -44,20 +43,15 @@ from caplib.profiles import load_profile
 from caplib.taxonomy import LABELS
 
 
-ROOT = Path(caplib.__file__).resolve().parents[1]
-OFFICIAL = ROOT / "data" / "official"
+OFFICIAL = data.OFFICIAL_DIR
 if profile not in ("offline", "paper"):
     raise ValueError(f"profile must be 'offline' or 'paper', got {profile!r}")
-if profile == "paper":  # the released files, downloaded to data/official/ (caplib.data.OFFICIAL_URLS)
-    data_path = data_path or OFFICIAL / "CAP-Correctness.csv"
-    splits_path = splits_path or OFFICIAL / "CAP-Correctness-splits.csv"
-    statements_path = statements_path or OFFICIAL / "CAP-Statements.csv"
 
 
-def load(loader, sample, path, splits):
-    """The bundled sample when no path is set, else the given files; (None, reason) when they cannot be read."""
+def load(name, path, splits):
+    """The profile's rows (caplib.data.load_dataset); (None, reason) when they cannot be read."""
     try:
-        return (data.load_sample(sample) if path is None else loader(path, splits)), None
+        return data.load_dataset(name, profile, path, splits), None
     except (FileNotFoundError, ConnectionError) as error:
         return None, str(error)
 
@@ -71,9 +65,8 @@ def select(frame):
     return frame.head(row_limit) if row_limit else frame
 
 
-correctness, missing_correctness = load(data.load_correctness, "cap_correctness", data_path, splits_path)
-statement_data, missing_statements = load(data.load_statements, "cap_statements", statements_path,
-                                          statements_splits_path)
+correctness, missing_correctness = load("cap_correctness", data_path, splits_path)
+statement_data, missing_statements = load("cap_statements", statements_path, statements_splits_path)
 correctness, statement_data = select(correctness), select(statement_data)
 skipped = {name: reason for name, reason in
            (("CAP-Correctness", missing_correctness), ("CAP-Statements", missing_statements)) if reason}
