@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import os
-import sys
-import types
 
 import numpy as np
 import pandas as pd
@@ -237,9 +235,7 @@ def test_paper_profile_refuses_unpinned_hub_model():
 
 
 def test_offline_profile_without_backbone(monkeypatch, tmp_path):
-    fake = types.ModuleType("caplib.offline_nli")
-    fake.artifact_dir = lambda: tmp_path / "missing"
-    monkeypatch.setitem(sys.modules, "caplib.offline_nli", fake)
+    monkeypatch.setenv("CAPLIB_OFFLINE_NLI_DIR", str(tmp_path / "missing"))  # caplib.offline_nli.artifact_dir()
     with pytest.raises(CheckpointNotAvailable, match="offline NLI backbone not built yet"):
         CAPScorer.from_profile("offline")
 
