@@ -57,13 +57,7 @@ def write_correctness(path, rows=ROWS, header=CORRECTNESS_COLUMNS):
     return path
 
 
-@pytest.fixture(scope="module", autouse=True)
-def one_torch_thread():
-    # 2 shared cores: OpenMP threads spinning on busy cores make tiny matmuls ~100x slower.
-    previous = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(previous)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 @pytest.fixture(scope="module")

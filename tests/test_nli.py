@@ -25,13 +25,7 @@ from tests.tiny_models import build_nli_checkpoint, corpus, permute_labels, rela
 torch = pytest.importorskip("torch")
 
 
-@pytest.fixture(scope="module", autouse=True)
-def one_torch_thread():
-    # The test machines have 2 shared cores: OpenMP threads spinning on busy cores make tiny matmuls ~100x slower.
-    previous = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(previous)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 @pytest.fixture(scope="module")
