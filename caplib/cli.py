@@ -39,9 +39,10 @@ from typing import Any
 
 import pandas as pd
 
+from caplib.scoring import METRIC_NAMES  # score columns `caplib score` writes and `caplib evaluate` looks for
+
 __all__ = ["main", "read_scoring_input"]
 
-from caplib.scoring import METRIC_NAMES  # score columns `caplib score` writes and `caplib evaluate` looks for
 _GOLD_COLUMNS = ("gold_answer", "gold")
 
 

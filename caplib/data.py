@@ -308,7 +308,7 @@ def _splits_for(table: _Table, key: str, keys: pd.Series, splits: str | Path, of
     unknown = frame.index[~ids.isin(known)].tolist()
     if unknown:
         raise split_table.error(f"{key} {ids.iloc[unknown[0]]!r} is not in {table.name} ({len(known)} rows)",
-                                f"remove these rows or point the loader at the matching data file",
+                                "remove these rows or point the loader at the matching data file",
                                 rows=unknown, column=key)
     covered = set(ids)
     missing = [row for row, value in enumerate(keys) if value not in covered]

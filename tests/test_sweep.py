@@ -5,7 +5,7 @@ import pytest
 
 from caplib.evaluation import pairwise_accuracy, rank_correlation
 from caplib.sweep import ALPHAS, LAMS, sweep
-from caplib.taxonomy import LABELS, SEVERITY
+from caplib.taxonomy import LABELS
 
 
 def _probs(entail, neutral):
