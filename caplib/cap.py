@@ -195,7 +195,7 @@ class CAPScorer:
             ``"builtin:template"``, or None (then only :meth:`score` on given statements works).
         alpha, lam: CAP weights (Eq. 2-3); paper 0.85 and 0.30.
         device, batch_size: where and how many pairs per forward pass (paper: 16).
-        revision, dtype, max_length, cache, cache_dir, progress, allow_unpinned: passed to
+        revision, dtype, max_length, cache, cache_dir, progress, cpu_workers, allow_unpinned: passed to
             :class:`caplib.nli.NLIScorer`.
 
     Example:
@@ -220,13 +220,14 @@ class CAPScorer:
         cache: bool = True,
         cache_dir: Path | str | None = None,
         progress: bool = True,
+        cpu_workers: int | None = None,
         allow_unpinned: bool = False,
     ):
         self.alpha = _check_weight(alpha, "alpha")
         self.lam = _check_weight(lam, "lam")
         self.nli = NLIScorer(nli_model, revision=revision, device=device, batch_size=batch_size, dtype=dtype,
                              max_length=max_length, cache=cache, progress=progress, cache_dir=cache_dir,
-                             allow_unpinned=allow_unpinned)
+                             cpu_workers=cpu_workers, allow_unpinned=allow_unpinned)
         self.statement_model = statement_model
         self._generator: StatementGenerator | None = None
         # how a seq2seq statement model built from a path or Hub id runs: like the NLI model

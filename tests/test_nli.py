@@ -130,11 +130,44 @@ def test_order_and_batch_size_invariance(checkpoint, pairs):
         np.testing.assert_allclose(restored, reference, atol=1e-5)
 
 
+def test_concurrent_cpu_batches_give_the_same_probabilities(checkpoint, pairs):
+    premises, hypotheses = pairs
+    reference = NLIScorer(checkpoint, batch_size=4, cpu_workers=1, cache=False, progress=False)
+    expected = reference.predict(premises, hypotheses)
+    assert reference.last_stats["cpu_workers"] == 1
+    scorer = NLIScorer(checkpoint, batch_size=4, cpu_workers=3, cache=False, progress=False)
+    for _ in range(2):  # same numbers however the threads interleave
+        np.testing.assert_allclose(scorer.predict(premises, hypotheses), expected, atol=1e-6)
+    assert scorer.last_stats["cpu_workers"] == 3  # 24 pairs = 6 batches of 4, 3 at a time
+    few = NLIScorer(checkpoint, batch_size=16, cpu_workers=3, cache=False, progress=False)
+    np.testing.assert_allclose(few.predict(premises, hypotheses), expected, atol=1e-6)
+    assert few.last_stats["cpu_workers"] == 2  # never more workers than batches
+
+
+def test_cpu_workers_share_the_torch_threads_and_restore_them(checkpoint, pairs, monkeypatch):
+    premises, hypotheses = pairs
+    scorer = NLIScorer(checkpoint, batch_size=6, cpu_workers=2, cache=False, progress=False)
+    seen = []
+    forward = scorer._forward
+    monkeypatch.setattr(scorer, "_forward", lambda features: seen.append(torch.get_num_threads()) or forward(features))
+    previous = torch.get_num_threads()
+    torch.set_num_threads(4)
+    try:
+        scorer.predict(premises, hypotheses)
+        assert torch.get_num_threads() == 4  # restored
+    finally:
+        torch.set_num_threads(previous)
+    assert seen == [2, 2, 2, 2]  # 4 batches, each worker with 4 // 2 threads
+    with pytest.raises(ValueError, match="cpu_workers must be a positive integer"):
+        NLIScorer(checkpoint, cpu_workers=0)
+
+
 def test_duplicates_are_scored_once(checkpoint, pairs):
     premises, hypotheses = pairs
     scorer = NLIScorer(checkpoint, cache=False, progress=False)
     probs = scorer.predict(premises[:5] * 3, hypotheses[:5] * 3)
-    assert scorer.last_stats == {"pairs": 15, "unique": 5, "cached": 0, "computed": 5, "truncated": 0}
+    assert scorer.last_stats == {"pairs": 15, "unique": 5, "cached": 0, "computed": 5, "truncated": 0,
+                                 "cpu_workers": 1}  # one torch thread in this module: one worker
     np.testing.assert_array_equal(probs[:5], probs[5:10])
     np.testing.assert_array_equal(probs[:5], probs[10:])
 
@@ -228,3 +261,23 @@ def test_settings_and_signature(checkpoint):
     with pytest.raises(ValueError, match="float16 autocast needs a CUDA device"):
         NLIScorer(checkpoint, cache=False, device="cpu", dtype="float16")
     assert NLIScorer(checkpoint, cache=False, device="cpu", dtype="bf16").dtype == "bfloat16"
+
+
+def test_a_batch_out_of_memory_is_split_in_halves(checkpoint, pairs, monkeypatch):
+    # CUDA's answer to a batch that does not fit; simulated here: batches of more than 2 pairs "run out of memory"
+    premises, hypotheses = pairs
+    expected = NLIScorer(checkpoint, cache=False, progress=False).predict(premises, hypotheses)
+    scorer = NLIScorer(checkpoint, batch_size=8, cache=False, progress=False)
+    scorer.load()
+    model, sizes = scorer._model, []
+
+    def small_batches_only(**encoded):
+        sizes.append(len(encoded["input_ids"]))
+        if sizes[-1] > 2:
+            raise torch.OutOfMemoryError("simulated")
+        return model(**encoded)
+
+    monkeypatch.setattr(scorer, "_model", small_batches_only)
+    np.testing.assert_allclose(scorer.predict(premises, hypotheses), expected, atol=1e-5)
+    assert sizes[:7] == [8, 4, 2, 2, 4, 2, 2]  # 8 -> 4 + 4 -> (2 + 2) + (2 + 2)
+    assert sorted(set(sizes)) == [2, 4, 8] and sizes.count(2) == 12  # 24 pairs = 12 batches of 2 in the end
