@@ -35,15 +35,17 @@ def corpus() -> list[str]:
     return [f"{s.capitalize()} {p}." for s in _SUBJECTS for p in _PREDICATES]
 
 
-def build_tokenizer(directory: Path | str, vocab_size: int = 160) -> Path:
-    """Train a sentencepiece model and save a DeBERTa-v2 tokenizer (``spm.model``) into ``directory``."""
+def build_tokenizer(directory: Path | str, vocab_size: int = 160, texts: Sequence[str] = ()) -> Path:
+    """Train a sentencepiece model and save a DeBERTa-v2 tokenizer (``spm.model``) into ``directory``.
+
+    ``texts`` are added to the built-in corpus, so that their words tokenize into realistic piece counts."""
     import sentencepiece as spm
     from transformers import DebertaV2Tokenizer
 
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     text = directory / "corpus.txt"
-    text.write_text("\n".join(corpus()) + "\n", encoding="utf-8")
+    text.write_text("\n".join([*corpus(), *texts]) + "\n", encoding="utf-8")
     spm.SentencePieceTrainer.train(
         input=str(text), model_prefix=str(directory / "spm"), vocab_size=vocab_size, hard_vocab_limit=False,
         model_type="bpe", character_coverage=1.0, pad_id=0, bos_id=1, eos_id=2, unk_id=3,
@@ -65,17 +67,19 @@ def build_nli_checkpoint(
     num_heads: int = 2,
     intermediate_size: int = 64,
     vocab_size: int = 160,
+    texts: Sequence[str] = (),
     seed: int = 0,
 ) -> Path:
     """Save a randomly initialized (seeded) 3-label DeBERTa-v2 classifier + tokenizer into ``directory``.
 
     ``vocab_size`` of the BPE tokenizer: 160 splits corpus words into ~2.4 pieces (tests); 300 keeps
-    most of them whole (~1.2 tokens per word, like deberta-v3's tokenizer on English statements).
+    most of them whole (~1.2 tokens per word, like deberta-v3's tokenizer on English statements);
+    ``texts``: more tokenizer training text (see :func:`build_tokenizer`).
     """
     import torch
     from transformers import DebertaV2Config, DebertaV2ForSequenceClassification, DebertaV2Tokenizer
 
-    directory = build_tokenizer(directory, vocab_size=vocab_size)
+    directory = build_tokenizer(directory, vocab_size=vocab_size, texts=texts)
     tokenizer = DebertaV2Tokenizer.from_pretrained(directory)
     config = DebertaV2Config(
         vocab_size=len(tokenizer), hidden_size=hidden_size, num_hidden_layers=num_layers,
