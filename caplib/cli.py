@@ -39,50 +39,10 @@ from typing import Any
 
 import pandas as pd
 
+from caplib.data import load_scoring_input
 from caplib.scoring import METRIC_NAMES  # score columns `caplib score` writes and `caplib evaluate` looks for
 
-__all__ = ["main", "read_scoring_input"]
-
-_GOLD_COLUMNS = ("gold_answer", "gold")
-
-
-def read_scoring_input(path: str | Path) -> tuple[pd.DataFrame, str | None]:
-    """The rows to score and the name of their gold-answer column (None when there is none).
-
-    Files whose header has at least 6 of the 8 ``caplib.data.CORRECTNESS_COLUMNS`` and no other
-    column are read as CAP-Correctness, strictly, by ``caplib.data.load_correctness``. Any other CSV needs ``question`` +
-    ``gold_answer``/``gold`` + ``answer`` columns, or ``premise`` + ``hypothesis``, or both; those cells
-    must not be empty, and ``label_semantic`` columns are normalized like the dataset's. Extra columns
-    are kept as they are.
-
-    Raises:
-        DataValidationError: naming file, row_id and column.
-    """
-    from caplib import data
-    from caplib.taxonomy import LABELS, normalize_label
-
-    table = data._read_table(path, None)
-    known = set(table.header) & set(data.CORRECTNESS_COLUMNS)
-    if len(known) >= len(data.CORRECTNESS_COLUMNS) - 2 and set(table.header) <= set(data.CORRECTNESS_COLUMNS):
-        return data.load_correctness(path), "gold_answer"  # strict schema: a missing column is an error
-    data._check_columns(table, (), extra_allowed=True)  # duplicated header names
-    gold = next((column for column in _GOLD_COLUMNS if column in table.header), None)
-    answers = ("question", gold, "answer") if gold is not None and {"question", "answer"} <= set(table.header) else ()
-    statements = ("premise", "hypothesis") if {"premise", "hypothesis"} <= set(table.header) else ()
-    if not answers and not statements:
-        raise table.error(
-            f"no columns to score; the header is {table.header}",
-            "give the columns question, gold_answer (or gold) and answer, or premise (gold statement) and "
-            "hypothesis (predicted statement), or a CAP-Correctness file",
-            column="answer",
-        )
-    data._check_required(table, (*answers, *statements))
-    for column, allow_empty in (("label_semantic", False), ("label_semantic_manual", True)):
-        if column in table.header:
-            table.frame[column] = data._normalize_column(table, column, normalize_label, LABELS, allow_empty)
-    frame = table.frame.drop(columns=["row_id"], errors="ignore")  # a scored file's row_id is renumbered
-    frame.insert(0, "row_id", range(len(frame)))
-    return frame, (gold if answers else None)
+__all__ = ["main"]
 
 
 def _parse_metrics(text: str, configured: Sequence[str]) -> list[str]:
@@ -103,7 +63,7 @@ def _score(args: argparse.Namespace) -> int:
 
     profile = load_profile(args.profile)
     metrics = _parse_metrics(args.metrics, list(profile.baselines))
-    frame, gold = read_scoring_input(args.input)
+    frame, gold = load_scoring_input(args.input)
     output = Path(args.output)
     if gold is None and any(metric != "cap" for metric in metrics):
         raise ValueError(f"{args.input}: {', '.join(m for m in metrics if m != 'cap')} compare gold answer and "

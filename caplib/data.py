@@ -80,6 +80,7 @@ _CORRECTNESS_REQUIRED = ("question", "gold_answer", "answer", "hypothesis", "pre
 _STATEMENTS_REQUIRED = ("id", "question", "answer", "statement", "label_question_type")
 LLM_ANSWERS_COLUMNS: tuple[str, ...] = ("question", "gold_answer", "answer", "model", "label_semantic")
 _CORRECTNESS_SPLITS = ("validation", "test")
+_SCORING_GOLD_COLUMNS = ("gold_answer", "gold")  # gold-answer column of a CSV to score
 _STATEMENTS_SPLITS = ("train", "validation", "test")
 _SPLIT_ALIASES = {"train": "train", "training": "train", "validation": "validation", "valid": "validation",
                   "val": "validation", "dev": "validation", "development": "validation", "test": "test"}
@@ -401,6 +402,47 @@ def load_llm_answers(path_or_url: str | Path) -> pd.DataFrame:
     _check_required(table, LLM_ANSWERS_COLUMNS)
     table.frame["label_semantic"] = _normalize_column(table, "label_semantic", normalize_label, LABELS)
     return _frame(table, table.header, None)
+
+
+def load_scoring_input(path: str | Path) -> tuple[pd.DataFrame, str | None]:
+    """The rows to score and the name of their gold-answer column (None when there is none).
+
+    Files whose header has at least 6 of the 8 ``caplib.CORRECTNESS_COLUMNS`` and no other
+    column are read as CAP-Correctness, strictly, by ``caplib.load_correctness``. Any other CSV needs ``question`` +
+    ``gold_answer``/``gold`` + ``answer`` columns, or ``premise`` + ``hypothesis``, or both; those cells
+    must not be empty, and ``label_semantic`` columns are normalized like the dataset's. Extra columns
+    are kept as they are.
+
+    This is what ``caplib score`` reads.
+
+    Example:
+        >>> frame, gold_column = load_scoring_input("my_answers.csv")  # doctest: +SKIP
+
+    Raises:
+        DataValidationError: naming file, row_id and column.
+    """
+    table = _read_table(path, None)
+    known = set(table.header) & set(CORRECTNESS_COLUMNS)
+    if len(known) >= len(CORRECTNESS_COLUMNS) - 2 and set(table.header) <= set(CORRECTNESS_COLUMNS):
+        return load_correctness(path), "gold_answer"  # strict schema: a missing column is an error
+    _check_columns(table, (), extra_allowed=True)  # duplicated header names
+    gold = next((column for column in _SCORING_GOLD_COLUMNS if column in table.header), None)
+    answers = ("question", gold, "answer") if gold is not None and {"question", "answer"} <= set(table.header) else ()
+    statements = ("premise", "hypothesis") if {"premise", "hypothesis"} <= set(table.header) else ()
+    if not answers and not statements:
+        raise table.error(
+            f"no columns to score; the header is {table.header}",
+            "give the columns question, gold_answer (or gold) and answer, or premise (gold statement) and "
+            "hypothesis (predicted statement), or a CAP-Correctness file",
+            column="answer",
+        )
+    _check_required(table, (*answers, *statements))
+    for column, allow_empty in (("label_semantic", False), ("label_semantic_manual", True)):
+        if column in table.header:
+            table.frame[column] = _normalize_column(table, column, normalize_label, LABELS, allow_empty)
+    frame = table.frame.drop(columns=["row_id"], errors="ignore")  # a scored file's row_id is renumbered
+    frame.insert(0, "row_id", range(len(frame)))
+    return frame, (gold if answers else None)
 
 
 _SAMPLES: Mapping[str, Callable[..., pd.DataFrame]] = MappingProxyType(
