@@ -75,7 +75,8 @@ def _score(args: argparse.Namespace) -> int:
     scored = score_frame(frame, profile, metrics, gold_column=gold, regenerate_statements=args.regenerate_statements,
                          components=args.components, device=args.device, batch_size=args.batch_size,
                          dtype=args.dtype, cache=not args.no_cache, cache_dir=args.cache_dir,
-                         progress=not args.no_progress and sys.stderr.isatty(), allow_unpinned=args.allow_unpinned)
+                         progress=not args.no_progress and sys.stderr.isatty(), allow_unpinned=args.allow_unpinned,
+                         cpu_workers=args.cpu_workers)
     for metric, reason in scored.skipped.items():
         print(f"caplib: skipped {metric}: {reason}", file=sys.stderr)
     truncated = scored.metrics.get("cap", {}).get("truncated_pairs", 0)
@@ -165,6 +166,8 @@ def _parser() -> argparse.ArgumentParser:
                        help=f"comma-separated, from {','.join(METRIC_NAMES)}, or 'all' (default: cap)")
     score.add_argument("--device", default=None, help="cpu, cuda, cuda:1, ... (default: cuda if available)")
     score.add_argument("--batch-size", type=int, default=None, help="pairs per forward pass (default: the profile's)")
+    score.add_argument("--cpu-workers", type=int, default=None,
+                       help="NLI batches scored at a time on CPU (default: one per torch thread, at most 4)")
     score.add_argument("--dtype", default=None, help="NLI precision: auto, float32, float16, bfloat16 "
                                                      "(default: the profile's)")
     score.add_argument("--regenerate-statements", action="store_true",

@@ -115,6 +115,7 @@ def score_frame(
     cache_dir: str | None = None,
     progress: bool = True,
     allow_unpinned: bool = False,
+    cpu_workers: int | None = None,
 ) -> ScoredFrame:
     """Add one score column per metric to ``frame`` under ``profile`` (name, YAML path or :class:`Profile`).
 
@@ -123,6 +124,7 @@ def score_frame(
     with the profile's statement generator. Unavailable metrics are skipped with their reason. Baseline scores are
     cached by content like CAP's NLI probabilities (``cache=False`` recomputes). Score columns the
     input already has (a file written by ``caplib score``) are replaced and listed in ``replaced``.
+    ``cpu_workers``: NLI batches scored at a time on CPU (:class:`caplib.nli.NLIScorer`).
 
     Example:
         >>> rows = pd.DataFrame({"question": ["2+2?"], "gold_answer": ["four"], "answer": ["five"]})
@@ -140,7 +142,8 @@ def score_frame(
     for metric in dict.fromkeys(metrics):
         if metric == "cap":
             options: dict[str, Any] = {"device": device, "cache": cache, "progress": progress,
-                                       "allow_unpinned": allow_unpinned, "cache_dir": cache_dir}
+                                       "allow_unpinned": allow_unpinned, "cache_dir": cache_dir,
+                                       "cpu_workers": cpu_workers}
             options |= {key: value for key, value in (("batch_size", batch_size), ("dtype", dtype))
                         if value is not None}
             try:

@@ -80,7 +80,8 @@ def test_score_writes_columns_and_signatures(profile, tmp_path, capsys):
     source = write_correctness(tmp_path / "in.csv")
     out = tmp_path / "out.csv"
     status = run("score", source, "-o", out, "--profile", profile, "--metrics", "cap,rouge_l,em,comet",
-                 "--components", "--cache-dir", tmp_path / "cache", "--no-progress")
+                 "--components", "--cache-dir", tmp_path / "cache", "--no-progress",
+                 "--cpu-workers", "2", "--batch-size", "4")  # 4 batches, 2 at a time
     captured = capsys.readouterr()
     assert status == 0, captured.err
     frame = pd.read_csv(out, keep_default_na=False)
@@ -88,8 +89,8 @@ def test_score_writes_columns_and_signatures(profile, tmp_path, capsys):
     for column in ("cap", "rouge_l", "em", "cap_d_forward", "cap_p_contra_bwd"):
         assert column in frame.columns, column
     assert "comet" not in frame.columns  # no offline COMET: skipped, never faked
-    # CAP scored the given statements, gold statement (premise) first
-    direct = CAPScorer(nli_model=load_profile(profile).nli_model, cache=False, progress=False)
+    # CAP scored the given statements, gold statement (premise) first; one batch at a time gives the same numbers
+    direct = CAPScorer(nli_model=load_profile(profile).nli_model, cache=False, progress=False, cpu_workers=1)
     np.testing.assert_allclose(frame.cap, direct.score(frame.premise, frame.hypothesis), atol=1e-6)
     assert frame.em.tolist() == [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]
     sidecar = json.loads((tmp_path / "out.csv.signature.json").read_text())
@@ -205,6 +206,8 @@ def test_bad_options(profile, tmp_path, capsys):
     expect_error(capsys, "score", tmp_path / "absent.csv", "-o", tmp_path / "o.csv", "--profile", profile,
                  contains=["absent.csv"])
     expect_error(capsys, "evaluate", source, "--label-column", "label", contains=["no label column 'label'"])
+    expect_error(capsys, "score", source, "-o", tmp_path / "o.csv", "--profile", profile, "--cpu-workers", "0",
+                 contains=["cpu_workers must be a positive integer"])
 
 
 def test_cache_clear(profile, tmp_path, capsys):
