@@ -1,0 +1,170 @@
+"""Seq2seq QA -> statement reformulation (Sec. 4; the paper: mT5-small fine-tuned on CAP-Statements, beam 4,
+at most 512 output tokens, App. C.2)."""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from caplib.cache import ContentCache
+from caplib.statements.inputs import INPUT_TEMPLATE, check_pairs, format_input
+
+logger = logging.getLogger(__name__)
+
+
+#: Name of the JSON manifest that :func:`finetune` writes next to the best checkpoint.
+MANIFEST_NAME = "caplib_statements.json"
+
+
+def generate_batched(model: Any, tokenizer: Any, inputs: list[str], *, batch_size: int, num_beams: int,
+                      max_length: int, device: str, progress: bool) -> tuple[list[str], int]:
+    """Beam-search outputs of unique ``inputs`` (in their order) and the number of inputs cut at ``max_length``.
+
+    Inputs are sorted by token length (longest first, ties by text), so the batches, and hence the
+    outputs, do not depend on the order of ``inputs``; padding is masked, so they do not depend on the
+    batch size either (up to float rounding). On CUDA a batch that runs out of memory is split in halves.
+    """
+    import torch
+    from tqdm.auto import tqdm
+
+    lengths = [len(ids) for ids in tokenizer(inputs, verbose=False)["input_ids"]]
+    order = sorted(range(len(inputs)), key=lambda i: (-lengths[i], inputs[i]))
+    outputs: list[str] = [""] * len(inputs)
+
+    def run(batch: list[int]) -> list[str]:
+        try:
+            encoded = tokenizer([inputs[i] for i in batch], padding=True, truncation=True, max_length=max_length,
+                                return_tensors="pt").to(device)
+            with torch.inference_mode():
+                generated = model.generate(**encoded, num_beams=num_beams, max_length=max_length,
+                                           max_new_tokens=None, do_sample=False, num_return_sequences=1)
+            return [" ".join(text.split()) for text in tokenizer.batch_decode(generated, skip_special_tokens=True)]
+        except torch.OutOfMemoryError:
+            if len(batch) == 1:
+                raise
+            torch.cuda.empty_cache()
+            half = len(batch) // 2
+            return run(batch[:half]) + run(batch[half:])
+
+    with tqdm(total=len(inputs), desc="statements", unit="pair", delay=1.0, disable=not progress) as bar:
+        for start in range(0, len(order), batch_size):
+            batch = order[start:start + batch_size]
+            for index, text in zip(batch, run(batch)):
+                outputs[index] = text
+            bar.update(len(batch))
+    return outputs, sum(length > max_length for length in lengths)
+
+
+class Seq2SeqStatementGenerator:
+    """QA -> statement with a Hugging Face seq2seq checkpoint (Sec. 4; decoding as in App. C.2).
+
+    Args:
+        model: Hub id (with pinned ``revision``) or a local ``save_pretrained`` directory, e.g. one
+            written by :func:`finetune`. Files are resolved first (:func:`caplib.nli.resolve_checkpoint`:
+            offline and not cached -> :class:`caplib.nli.CheckpointNotAvailable` saying how to fetch it)
+            and loaded on the first input missing from the cache.
+        revision: Hub commit hash or branch; required for Hub ids unless ``allow_unpinned=True``.
+        device: ``"cpu"``, ``"cuda"``...; default CUDA when available.
+        batch_size: inputs per ``generate`` call.
+        num_beams: beam width (paper: 4).
+        max_length: longest input and output in tokens (paper: 512 output tokens). Longer inputs are
+            truncated (counted in ``last_stats["truncated"]``, with a warning).
+        cache: keep generated statements on disk (:class:`caplib.cache.ContentCache`, namespace
+            ``"statements"``), keyed by checkpoint content, revision, decoding settings and input.
+        progress: show a tqdm bar when a run takes more than a second.
+
+    Example:
+        >>> gen = Seq2SeqStatementGenerator("models/statements")  # doctest: +SKIP
+        >>> gen.generate(["Who wrote Hamlet?"], ["Shakespeare"])  # doctest: +SKIP
+        ['Shakespeare wrote Hamlet.']
+    """
+
+    def __init__(
+        self,
+        model: str | os.PathLike[str],
+        revision: str | None = None,
+        device: Any = None,
+        batch_size: int = 16,
+        num_beams: int = 4,
+        max_length: int = 512,
+        cache: bool = True,
+        progress: bool = True,
+        *,
+        cache_dir: Path | str | None = None,
+        allow_unpinned: bool = False,
+        local_files_only: bool | None = None,
+    ):
+        from caplib.nli import _device_name, resolve_checkpoint
+
+        if batch_size < 1 or num_beams < 1 or max_length < 2:
+            raise ValueError(f"batch_size and num_beams must be >= 1 and max_length >= 2; got batch_size={batch_size}, "
+                             f"num_beams={num_beams}, max_length={max_length}")
+        self.checkpoint = resolve_checkpoint(model, revision, allow_unpinned=allow_unpinned,
+                                             local_files_only=local_files_only)
+        self.device = _device_name(device)
+        self.batch_size, self.num_beams, self.max_length = batch_size, num_beams, max_length
+        self.progress = progress
+        self.last_stats: dict[str, int] = {}
+        self._cache = ContentCache("statements", self.settings(), cache_dir) if cache else None
+        self._model: Any = None
+        self._tokenizer: Any = None
+
+    def settings(self) -> dict[str, Any]:
+        """Everything that changes the statements (the cache key and the signature)."""
+        return {
+            "model": self.checkpoint.model,
+            "revision": self.checkpoint.revision,
+            "fingerprint": self.checkpoint.fingerprint,
+            "input_template": INPUT_TEMPLATE,
+            "num_beams": self.num_beams,
+            "max_length": self.max_length,
+            "do_sample": False,
+            "device_type": self.device.split(":")[0],
+        }
+
+    def signature(self) -> str:
+        """e.g. ``statements:google/mt5-small@<commit>|rev:main|beams:4|max_length:512``."""
+        revision = self.checkpoint.revision if self.checkpoint.revision is not None else "local"
+        return (f"statements:{self.checkpoint.identity}|rev:{revision}|beams:{self.num_beams}"
+                f"|max_length:{self.max_length}")
+
+    def load(self) -> None:
+        """Load tokenizer and model now (otherwise done on the first input not found in the cache)."""
+        if self._model is not None:
+            return
+        from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
+
+        self._tokenizer = AutoTokenizer.from_pretrained(self.checkpoint.path, local_files_only=True)
+        model = AutoModelForSeq2SeqLM.from_pretrained(self.checkpoint.path, local_files_only=True)
+        self._model = model.eval().to(self.device)
+
+    def generate(self, questions: Sequence[str], answers: Sequence[str]) -> list[str]:
+        """One statement per (question, answer) pair; identical inputs are generated once.
+
+        ``last_stats`` then holds counts of this call: ``pairs``, ``unique``, ``cached``, ``computed``,
+        ``truncated``.
+        """
+        questions, answers = check_pairs(questions, answers)
+        inputs = [format_input(q, a) for q, a in zip(questions, answers)]
+        unique = list(dict.fromkeys(inputs))
+        found: dict[str, str] = self._cache.get_many(unique) if self._cache is not None else {}
+        todo = [text for text in unique if text not in found]
+        truncated = 0
+        if todo:
+            self.load()
+            outputs, truncated = generate_batched(
+                self._model, self._tokenizer, todo, batch_size=self.batch_size, num_beams=self.num_beams,
+                max_length=self.max_length, device=self.device, progress=self.progress)
+            computed = dict(zip(todo, outputs))
+            if self._cache is not None:
+                self._cache.put_many(computed)
+            found.update(computed)
+        if truncated:
+            logger.warning("%d of %d new inputs exceed max_length=%d tokens and were truncated", truncated,
+                           len(todo), self.max_length)
+        self.last_stats = {"pairs": len(inputs), "unique": len(unique), "cached": len(unique) - len(todo),
+                           "computed": len(todo), "truncated": truncated}
+        return [found[text] for text in inputs]
