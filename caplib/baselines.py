@@ -127,7 +127,7 @@ class Metric:
 
     name: str
     defaults: Mapping[str, Any]
-    #: (golds, predictions, questions, **options incl. runtime) -> scores in [0, 1]
+    #: (golds, predictions, questions, ``**options`` incl. runtime) -> scores in [0, 1]
     pairwise: Callable[..., np.ndarray]
     #: options -> ordered signature fields after the metric name
     describe: Callable[..., dict[str, str]]
