@@ -546,3 +546,16 @@ def test_load_dataset_profiles(tmp_path, monkeypatch):
     assert len(official) == 5 and "split" in official
     with pytest.raises(ValueError, match="unknown dataset"):
         data.load_dataset("llm_answers")
+
+
+def test_load_dataset_or_reason_gives_the_reason_a_chapter_shows(tmp_path, monkeypatch):
+    monkeypatch.setattr(data, "OFFICIAL_DIR", tmp_path)  # no official files here
+    frame, reason = data.load_dataset_or_reason("cap_statements", "paper")
+    assert frame is None and OFFICIAL_URLS["CAP-Statements.csv"] in reason and str(tmp_path) in reason
+    note = data.unavailable_note("CAP-Statements", reason)
+    assert note.startswith("**CAP-Statements is not available") and f"> {reason}" in note
+    assert all(f"[{file}]({url})" in note for file, url in OFFICIAL_URLS.items()) and str(tmp_path) in note
+    frame, reason = data.load_dataset_or_reason("cap_statements", "offline")
+    assert reason is None and len(frame) == len(load_sample("cap_statements"))
+    with pytest.raises(ValueError, match="unknown dataset"):  # a wrong name is an error, not a skipped chapter
+        data.load_dataset_or_reason("llm_answers")

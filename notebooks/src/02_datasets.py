@@ -42,34 +42,20 @@ from caplib import data, evaluation, paper, plots
 from caplib.taxonomy import LABELS
 
 
-OFFICIAL = data.OFFICIAL_DIR
 if profile not in ("offline", "paper"):
     raise ValueError(f"profile must be 'offline' or 'paper', got {profile!r}")
 
-
-def load(name, path, splits):
-    """The profile's rows (caplib.data.load_dataset); (None, reason) when they cannot be read."""
-    try:
-        return data.load_dataset(name, profile, path, splits), None
-    except (FileNotFoundError, ConnectionError) as error:
-        return None, str(error)
-
-
-def select(frame):
-    """The rows this chapter describes: the chosen split (all when None), then the first row_limit rows."""
-    return None if frame is None else data.select_split(frame, split, row_limit)
-
-
-full_correctness, missing_correctness = load("cap_correctness", data_path, splits_path)
-full_statements, missing_statements = load("cap_statements", statements_path, statements_splits_path)
-correctness, statements = select(full_correctness), select(full_statements)
+# the profile's files, or the reason they cannot be read; then the chosen split (all when None) and row_limit
+full_correctness, missing_correctness = data.load_dataset_or_reason("cap_correctness", profile, data_path,
+                                                                    splits_path)
+full_statements, missing_statements = data.load_dataset_or_reason("cap_statements", profile, statements_path,
+                                                                  statements_splits_path)
+correctness, statements = (None if frame is None else data.select_split(frame, split, row_limit)
+                           for frame in (full_correctness, full_statements))
 skipped = {name: reason for name, reason in
            (("CAP-Correctness", missing_correctness), ("CAP-Statements", missing_statements)) if reason}
 for name, reason in skipped.items():
-    display(Markdown(f"**{name} is not available, so every computation on it is skipped below** (no number is "
-                     f"made up).\n\n> {reason}\n\nThe official files are listed in `caplib.data.OFFICIAL_URLS`: "
-                     + ", ".join(f"[{file}]({url})" for file, url in data.OFFICIAL_URLS.items())
-                     + f". Download them to `{OFFICIAL}` for the `paper` profile."))
+    display(Markdown(data.unavailable_note(name, reason)))
 numbers = {"profile": profile, "split": split, "row_limit": row_limit}
 display(Markdown(f"Profile **{profile}**; CAP-Correctness rows used: "
                  f"**{'—' if correctness is None else len(correctness)}**, CAP-Statements rows used: "
