@@ -57,6 +57,13 @@ def write_correctness(path, rows=ROWS, header=CORRECTNESS_COLUMNS):
     return path
 
 
+def write_with_cell(path, row, field, value):
+    """ROWS written as CAP-Correctness with one cell changed: ``field`` indexes (question, gold, answer, hypothesis,
+    premise, label)."""
+    rows = [tuple(value if (i, j) == (row, field) else cell for j, cell in enumerate(r)) for i, r in enumerate(ROWS)]
+    return write_correctness(path, rows=rows)
+
+
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
@@ -181,18 +188,14 @@ def test_missing_column(profile, tmp_path, capsys):
 
 
 def test_empty_answer(profile, tmp_path, capsys):
-    rows = [list(row) for row in ROWS]
-    rows[3][2] = "  "
-    source = write_correctness(tmp_path / "in.csv", rows=[tuple(row) for row in rows])
+    source = write_with_cell(tmp_path / "in.csv", row=3, field=2, value="  ")  # answer
     expect_error(capsys, "score", source, "-o", tmp_path / "o.csv", "--profile", profile,
                  contains=[r"row(_id)? 3 \(line 5\)", "column 'answer'", "empty"])
     assert not (tmp_path / "o.csv").exists()
 
 
 def test_unknown_label(profile, tmp_path, capsys):
-    rows = [list(row) for row in ROWS]
-    rows[6][5] = "sort of right"
-    source = write_correctness(tmp_path / "in.csv", rows=[tuple(row) for row in rows])
+    source = write_with_cell(tmp_path / "in.csv", row=6, field=5, value="sort of right")  # label_semantic
     expect_error(capsys, "score", source, "-o", tmp_path / "o.csv", "--profile", profile,
                  contains=[r"row(_id)? 6 \(line 8\)", "column 'label_semantic'", "'sort of right'"])
 
