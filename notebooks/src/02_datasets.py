@@ -37,7 +37,6 @@ import json
 import pandas as pd
 from IPython.display import Markdown, display
 
-import caplib
 from caplib import data, evaluation, paper, plots
 from caplib.taxonomy import LABELS
 

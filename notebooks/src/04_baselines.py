@@ -35,7 +35,6 @@ import warnings
 import pandas as pd
 from IPython.display import Markdown, display
 
-import caplib
 from caplib import evaluation, paper, plots
 from caplib.data import load_dataset, select_split
 from caplib.scoring import score_frame
@@ -214,7 +213,7 @@ if data is not None and "cap" in run:
     display(Markdown(
         "Pairwise accuracy in this run, best first: "
         + ", ".join(f"{plots.PRINTED_METRIC[m]} {100 * table.loc[m, 'pairwise_accuracy']:.1f}" for m in ranked)
-        + f". The paper's order: CAP 77.7, COMET 61.1, BERTScore 56.2, ROUGE-L 55.4, METEOR 53.7, BLEU 51.6. "
+        + ". The paper's order: CAP 77.7, COMET 61.1, BERTScore 56.2, ROUGE-L 55.4, METEOR 53.7, BLEU 51.6. "
         + ("CAP is ahead of every baseline here, as in the paper." if ranked[0] == "cap" else
            f"Here CAP is not the best: {plots.PRINTED_METRIC[ranked[0]]} is ahead of it.")))
 

@@ -34,11 +34,10 @@ import warnings
 import pandas as pd
 from IPython.display import Markdown, display
 
-import caplib
 from caplib import evaluation, paper, plots
 from caplib.data import load_dataset, select_split
 from caplib.scoring import score_frame
-from caplib.taxonomy import ABBREVIATIONS, LABELS, SEPARABILITY_PAIRS, SEVERITY
+from caplib.taxonomy import ABBREVIATIONS, LABELS, SEVERITY
 
 warnings.filterwarnings("ignore", message="IProgress not found")  # tqdm without ipywidgets; no bars drawn here
 

@@ -37,7 +37,6 @@ import numpy as np
 import pandas as pd
 from IPython.display import Markdown, display
 
-import caplib
 from caplib import evaluation, paper, plots
 from caplib.cap import cap
 from caplib.data import load_dataset, select_split

@@ -36,7 +36,6 @@ import json
 import pandas as pd
 from IPython.display import Markdown, display
 
-import caplib
 from caplib import baselines, data, evaluation, paper, plots, scoring, statements
 from caplib.nli import CheckpointNotAvailable
 from caplib.profiles import load_profile
