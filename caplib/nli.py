@@ -441,8 +441,9 @@ class NLIScorer:
     def predict(self, premises: Sequence[str], hypotheses: Sequence[str]) -> np.ndarray:
         """Probabilities of ``premise -> hypothesis`` for every pair, shape ``(n, 3)``, columns ``LABEL_ORDER``.
 
-        ``last_stats`` then holds counts of this call: ``pairs``, ``unique``, ``cached``, ``computed``
-        and ``truncated`` (unique pairs longer than ``max_length``, cut by ``truncation``).
+        ``last_stats`` then holds counts of this call: ``pairs``, ``unique``, ``cached``, ``computed``,
+        ``truncated`` (unique pairs longer than ``max_length``, cut by ``truncation``) and ``cpu_workers``
+        (batches that ran at a time; 0 when every pair came from the cache).
         """
         premises, hypotheses = list(premises), list(hypotheses)
         if len(premises) != len(hypotheses):
