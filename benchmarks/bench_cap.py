@@ -53,6 +53,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from caplib.runtime import Runtime  # noqa: E402
 from caplib.cap import COMPONENT_COLUMNS, CAPScorer, cap  # noqa: E402
 from caplib.nli import LABEL_ORDER  # noqa: E402
 from tests.tiny_models import corpus  # noqa: E402
@@ -161,9 +162,9 @@ def main(argv: list[str] | None = None) -> int:
     else:
         model, model_note = args.model, args.model
 
-    scorer = CAPScorer(nli_model=model, revision=args.revision, device=args.device, batch_size=args.batch_size,
-                       dtype=args.dtype, cache=False, progress=False, cpu_workers=args.cpu_workers,
-                       allow_unpinned=args.revision is None)
+    runtime = Runtime(device=args.device, batch_size=args.batch_size, dtype=args.dtype, cache=False, progress=False,
+                      cpu_workers=args.cpu_workers, allow_unpinned=args.revision is None)
+    scorer = CAPScorer(nli_model=model, revision=args.revision, runtime=runtime)
     scorer.nli.load()
     pipe = pipeline("text-classification", model=scorer.nli._model, tokenizer=scorer.nli._tokenizer, top_k=None,
                     device=torch.device(scorer.nli.device))
@@ -181,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
         return forward, backward, cap(forward, backward, scorer.alpha, scorer.lam)
 
     def run_caplib():
-        return scorer.score(golds, candidates, return_components=True)
+        return scorer.components(golds, candidates)
 
     # Alternate the order over rounds so that a change of machine load hits both sides alike; keep the best.
     times: dict[str, list[float]] = {"naive": [], "caplib": []}
@@ -205,7 +206,7 @@ def main(argv: list[str] | None = None) -> int:
     result = {
         "model": model_note,
         "inputs": inputs,
-        "signature": scorer.signature(),
+        "signature": str(scorer.signature()),
         "device": scorer.nli.device,
         "dtype": scorer.nli.dtype,
         "torch_threads": torch.get_num_threads(),

@@ -30,11 +30,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from caplib import offline_nli  # noqa: E402
-from caplib.cap import CAPScorer  # noqa: E402
+from caplib.cap import PROBABILITY_COMPONENTS, CAPScorer  # noqa: E402
 from caplib.data import load_sample  # noqa: E402
 from caplib.evaluation import report  # noqa: E402
 from caplib.paper import load_table  # noqa: E402
 from caplib.profiles import load_profile  # noqa: E402
+from caplib.runtime import Runtime  # noqa: E402
 from caplib.scoring import score_frame  # noqa: E402
 from caplib.sweep import sweep  # noqa: E402
 
@@ -45,18 +46,17 @@ MEASURES = ["spearman", "kendall", "pairwise_accuracy", "violations", "Acc Eq>Pa
 
 def cap_components(model: Path, frame: pd.DataFrame, alpha: float, lam: float, template: bool) -> pd.DataFrame:
     """CAP components of every row, on the given statements or on template statements."""
-    scorer = CAPScorer(nli_model=model, statement_model="builtin:template" if template else None, alpha=alpha,
-                       lam=lam, device="cpu", batch_size=32, progress=False)
+    scorer = CAPScorer(nli_model=model, statement_model="builtin:template" if template else None, alpha=alpha, lam=lam,
+                       runtime=Runtime(device="cpu", batch_size=32, progress=False))
     if template:
-        return scorer.score_answers(frame["question"], frame["gold_answer"], frame["answer"], return_components=True)
-    return scorer.score(frame["premise"], frame["hypothesis"], return_components=True)
+        return scorer.answer_components(frame["question"], frame["gold_answer"], frame["answer"])
+    return scorer.components(frame["premise"], frame["hypothesis"])
 
 
 def probabilities(components: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     """(forward, backward) NLI probabilities, columns entailment, neutral, contradiction."""
-    forward = components[["cap_p_entail_fwd", "cap_p_neutral_fwd", "cap_p_contra_fwd"]].to_numpy()
-    backward = components[["cap_p_entail_bwd", "cap_p_neutral_bwd", "cap_p_contra_bwd"]].to_numpy()
-    return forward, backward
+    table = components[list(PROBABILITY_COMPONENTS)].to_numpy()
+    return table[:, :3], table[:, 3:]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -71,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     test, validation = sample[sample.split == "test"].copy(), sample[sample.split == "validation"].copy()
     started = time.perf_counter()
 
-    scored = score_frame(test, profile, metrics=BASELINES, progress=False)
+    scored = score_frame(test, profile, metrics=BASELINES, runtime=Runtime(progress=False))
     frame = scored.frame
     frame["cap"] = cap_components(model, test, profile.alpha, profile.lam, template=False)["cap"].to_numpy()
     frame["cap_template"] = cap_components(model, test, profile.alpha, profile.lam, template=True)["cap"].to_numpy()
@@ -129,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
             "model": str(model), "manifest_evaluation": evaluation, "training": manifest["training"],
             "test_table": json.loads(table.to_json(orient="index")), "class_means": json.loads(means.to_json()),
             "acceptance": acceptance, "sweep_validation": json.loads(grid.to_json(orient="records")),
-            "signatures": scored.signatures, "skipped": scored.skipped,
+            "signatures": {name: str(value) for name, value in scored.signatures.items()}, "skipped": scored.skipped,
         }, indent=2), encoding="utf-8")
     return 0
 

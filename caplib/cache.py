@@ -24,11 +24,12 @@ import json
 import os
 import re
 import sqlite3
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ContentCache", "clear_cache", "default_cache_dir"]
+__all__ = ["CacheStats", "ContentCache", "cached_values", "clear_cache", "default_cache_dir"]
 
 # SQLite limits the number of host parameters per statement (999 in old builds).
 _CHUNK = 900
@@ -169,3 +170,51 @@ def clear_cache(directory: Path | str | None = None, namespace: str | None = Non
         for path in (database, Path(f"{database}-wal"), Path(f"{database}-shm")):
             path.unlink(missing_ok=True)
     return removed
+
+
+@dataclass(frozen=True)
+class CacheStats:
+    """What one :func:`cached_values` call did: items asked for, distinct ones, found in the cache, computed."""
+
+    items: int
+    unique: int
+    cached: int
+    computed: int
+
+
+def _item_text(item: Hashable) -> str:
+    """A string item as it is; a tuple of strings as JSON (no separator that a text could contain)."""
+    return item if isinstance(item, str) else json.dumps(list(item), ensure_ascii=False)  # type: ignore[arg-type]
+
+
+def cached_values(cache: ContentCache | None, items: Sequence[Hashable],
+                  compute: Callable[[list[Any]], Sequence[Any]]) -> tuple[list[Any], CacheStats]:
+    """The value of every item, in order: each distinct item once, from the cache or from one ``compute`` call.
+
+    The loop of every cached model output in caplib (NLI probabilities, statements, baseline scores): deduplicate,
+    look up, compute the misses (``compute`` gets the missing items in first-seen order and returns one value each),
+    store them. Items are strings or tuples of strings (keyed as JSON lists, so no two tuples share a key);
+    ``cache=None`` computes everything.
+
+    Example:
+        >>> import tempfile
+        >>> cache = ContentCache("demo", {}, directory=tempfile.mkdtemp())
+        >>> cached_values(cache, ["a", "b", "a"], lambda todo: [text.upper() for text in todo])
+        (['A', 'B', 'A'], CacheStats(items=3, unique=2, cached=0, computed=2))
+        >>> cached_values(cache, [("a",), "b"], lambda todo: ["?"] * len(todo))[0]
+        ['?', 'B']
+    """
+    unique = list(dict.fromkeys(items))
+    texts = {item: _item_text(item) for item in unique}
+    found = cache.get_many(list(texts.values())) if cache is not None else {}
+    todo = [item for item in unique if texts[item] not in found]
+    if todo:
+        values = list(compute(todo))
+        if len(values) != len(todo):
+            raise RuntimeError(f"computed {len(values)} values for {len(todo)} items")
+        computed = {texts[item]: value for item, value in zip(todo, values)}
+        if cache is not None:
+            cache.put_many(computed)
+        found.update(computed)
+    stats = CacheStats(len(items), len(unique), len(unique) - len(todo), len(todo))
+    return [found[texts[item]] for item in items], stats

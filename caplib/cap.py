@@ -13,7 +13,7 @@ CAP lies in [0, 1] because it is a convex combination of two directional scores 
 Probability arrays have shape ``(n, 3)`` with columns ``caplib.nli.LABEL_ORDER`` =
 (entailment, neutral, contradiction).
 
-Components (``return_components=True``) are a DataFrame with the columns ``COMPONENT_COLUMNS``:
+The parts of CAP (:meth:`CAPScorer.components`) are a DataFrame with the columns ``COMPONENT_COLUMNS``:
 
 =====================  =============================================================
 ``cap``                CAP (Eq. 3)
@@ -22,8 +22,8 @@ Components (``return_components=True``) are a DataFrame with the columns ``COMPO
 ``cap_p_entail_fwd``   P_entailment(s_g -> s_p); ``cap_p_neutral_fwd``, ``cap_p_contra_fwd`` alike
 ``cap_p_entail_bwd``   P_entailment(s_p -> s_g); ``cap_p_neutral_bwd``, ``cap_p_contra_bwd`` alike
 ``cap_gold_index``     only with several golds per row: which gold gave the maximum (0-based)
-``cap_premise``        ``score_answers`` only: the generated gold statement used
-``cap_hypothesis``     ``score_answers`` only: the generated predicted statement
+``cap_premise``        ``answer_components`` only: the generated gold statement used
+``cap_hypothesis``     ``answer_components`` only: the generated predicted statement
 =====================  =============================================================
 
 Several gold answers per question: give a list of golds (or gold statements) for a row; CAP is
@@ -42,19 +42,21 @@ from __future__ import annotations
 import importlib.metadata
 import os
 from collections.abc import Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, Union
 
 import numpy as np
 import pandas as pd
 
-from caplib.nli import LABEL_ORDER, NLIScorer
+from caplib.nli import LABEL_ORDER, PROBABILITY_COLUMNS, NLIScorer
+from caplib.runtime import Runtime
+from caplib.signature import Signature
 
 if TYPE_CHECKING:
     from caplib.profiles import Profile
 
 __all__ = [
     "COMPONENT_COLUMNS",
+    "PROBABILITY_COMPONENTS",
     "PAPER_ALPHA",
     "PAPER_LAM",
     "PAPER_NLI_MODEL",
@@ -71,18 +73,13 @@ PAPER_LAM = 0.30
 PAPER_NLI_MODEL = "cross-encoder/nli-deberta-v3-large"
 #: Tolerance on probabilities: each in [-PROB_ATOL, 1 + PROB_ATOL], each row summing to 1 +- PROB_ATOL.
 PROB_ATOL = 1e-4
-#: Columns of ``return_components=True`` (see the module docstring); the CLI writes them as they are.
-COMPONENT_COLUMNS: tuple[str, ...] = (
-    "cap",
-    "cap_d_forward",
-    "cap_d_backward",
-    "cap_p_entail_fwd",
-    "cap_p_neutral_fwd",
-    "cap_p_contra_fwd",
-    "cap_p_entail_bwd",
-    "cap_p_neutral_bwd",
-    "cap_p_contra_bwd",
-)
+#: Suffixes of the two directions in column names: gold -> prediction, prediction -> gold.
+DIRECTION_SUFFIXES: tuple[str, str] = ("fwd", "bwd")
+#: The six directional probability columns, ``cap_p_<label>_<direction>``, forward first (``LABEL_ORDER`` within).
+PROBABILITY_COMPONENTS: tuple[str, ...] = tuple(
+    f"cap_p_{label}_{direction}" for direction in DIRECTION_SUFFIXES for label in PROBABILITY_COLUMNS)
+#: Columns of :meth:`CAPScorer.components` (see the module docstring); the CLI writes them as they are.
+COMPONENT_COLUMNS: tuple[str, ...] = ("cap", "cap_d_forward", "cap_d_backward", *PROBABILITY_COMPONENTS)
 
 #: One gold (answer or statement) per row, or several (CAP takes the maximum over them).
 Gold = Union[str, Sequence[str]]
@@ -159,7 +156,7 @@ def _flatten(golds: Sequence[Gold], n: int, what: str) -> tuple[list[str], list[
     return flat, owners
 
 
-def _statement_generator(spec: Any, runtime: dict[str, Any]) -> StatementGenerator:
+def _statement_generator(spec: Any, runtime: Runtime) -> StatementGenerator:
     """A statement generator from an object with ``.generate``, ``"builtin:template"``, or a model path / Hub id."""
     if hasattr(spec, "generate"):
         return spec
@@ -168,18 +165,21 @@ def _statement_generator(spec: Any, runtime: dict[str, Any]) -> StatementGenerat
     if spec == "builtin:template":
         return statements.TemplateStatementGenerator()
     if isinstance(spec, (str, os.PathLike)):
-        return statements.Seq2SeqStatementGenerator(os.fspath(spec), **runtime)
+        return statements.Seq2SeqStatementGenerator(os.fspath(spec), runtime=runtime)
     raise TypeError(f"statement_model must be a model directory, a Hub id, 'builtin:template' or an object with "
                     f".generate(questions, answers); got {type(spec).__name__}")
 
 
-def _describe_generator(generator: Any, spec: Any) -> str:
-    """The ``statements:...`` part of the signature (the generator's own signature when it has one)."""
+def _describe_generator(generator: Any, spec: Any) -> tuple[tuple[str, str], ...]:
+    """The ``statements:...`` fields of the signature (the generator's own signature when it has one)."""
     if callable(getattr(generator, "signature", None)):
-        described = str(generator.signature())
+        described = generator.signature()
+        if isinstance(described, Signature):
+            return described.as_fields()
+        text = str(described)
     else:
-        described = os.fspath(spec) if isinstance(spec, (str, os.PathLike)) else type(spec).__name__
-    return described if described.startswith("statements:") else f"statements:{described}"
+        text = os.fspath(spec) if isinstance(spec, (str, os.PathLike)) else type(spec).__name__
+    return Signature.parse(text if text.startswith("statements:") else f"statements:{text}").as_fields()
 
 
 class CAPScorer:
@@ -188,15 +188,15 @@ class CAPScorer:
     Args:
         nli_model: Hub id (with ``revision``), local model directory, or ``"builtin:offline-nli"``.
             Default: the paper's cross-encoder/nli-deberta-v3-large, whose commit the paper does not
-            state: pass ``revision=<commit>``, or ``allow_unpinned=True`` to load ``main`` (the
+            state: pass ``revision=<commit>``, or ``Runtime(allow_unpinned=True)`` to load ``main`` (the
             signature records the commit used).
         statement_model: a statement generator (object with ``.generate(questions, answers)``), a
             fine-tuned seq2seq model directory or Hub id (``caplib.statements.Seq2SeqStatementGenerator``),
             ``"builtin:template"``, or None (then only :meth:`score` on given statements works).
         alpha, lam: CAP weights (Eq. 2-3); paper 0.85 and 0.30.
-        device, batch_size: where and how many pairs per forward pass (paper: 16).
-        revision, dtype, max_length, cache, cache_dir, progress, cpu_workers, allow_unpinned: passed to
-            :class:`caplib.nli.NLIScorer`.
+        revision, max_length: of the NLI model (:class:`caplib.nli.NLIScorer`).
+        runtime: where and how the models run (:class:`caplib.runtime.Runtime`; paper: batch size 16,
+            float16 on a GPU).
 
     Example:
         >>> scorer = CAPScorer(nli_model="cross-encoder/nli-deberta-v3-large", revision="main")  # doctest: +SKIP
@@ -211,42 +211,36 @@ class CAPScorer:
         statement_model: Any = None,
         alpha: float = PAPER_ALPHA,
         lam: float = PAPER_LAM,
-        device: Any = None,
-        batch_size: int = 16,
         *,
         revision: str | None = None,
-        dtype: str = "auto",
         max_length: int = 512,
-        cache: bool = True,
-        cache_dir: Path | str | None = None,
-        progress: bool = True,
-        cpu_workers: int | None = None,
-        allow_unpinned: bool = False,
+        runtime: Runtime | None = None,
     ):
         self.alpha = _check_weight(alpha, "alpha")
         self.lam = _check_weight(lam, "lam")
-        self.nli = NLIScorer(nli_model, revision=revision, device=device, batch_size=batch_size, dtype=dtype,
-                             max_length=max_length, cache=cache, progress=progress, cache_dir=cache_dir,
-                             cpu_workers=cpu_workers, allow_unpinned=allow_unpinned)
+        self.runtime = runtime if runtime is not None else Runtime()
+        self.nli = NLIScorer(nli_model, revision=revision, max_length=max_length, runtime=self.runtime)
         self.statement_model = statement_model
         self._generator: StatementGenerator | None = None
-        # how a seq2seq statement model built from a path or Hub id runs: like the NLI model
-        self._runtime = {"device": device, "cache": cache, "cache_dir": cache_dir, "progress": progress,
-                         "allow_unpinned": allow_unpinned}
 
     @classmethod
-    def from_profile(cls, profile: str | os.PathLike[str] | Profile = "offline", **overrides: Any) -> CAPScorer:
+    def from_profile(cls, profile: str | os.PathLike[str] | Profile = "offline", runtime: Runtime | None = None,
+                     **overrides: Any) -> CAPScorer:
         """A scorer with every model and setting of a profile (``caplib/profiles/*.yaml``), e.g. ``"paper"``.
 
-        ``overrides`` replace profile settings or add runtime options (``device``, ``cache``, ...).
+        The profile's batch size and dtype fill what ``runtime`` leaves open; ``overrides`` replace other profile
+        settings (``statement_model``, ``alpha``, ...).
 
         Example:
-            >>> scorer = CAPScorer.from_profile("offline", device="cpu")  # doctest: +SKIP
+            >>> scorer = CAPScorer.from_profile("offline", Runtime(device="cpu"))  # doctest: +SKIP
         """
-        from caplib.profiles import Profile, load_profile
+        from caplib.profiles import load_profile
 
-        resolved = profile if isinstance(profile, Profile) else load_profile(profile)
-        return cls(**{**resolved.cap_kwargs(), **overrides})
+        resolved = load_profile(profile)
+        runtime = runtime if runtime is not None else Runtime()
+        runtime = runtime.replace(batch_size=runtime.batch_size or resolved.batch_size,
+                                  dtype=runtime.dtype or resolved.dtype)
+        return cls(**{**resolved.cap_kwargs(), **overrides}, runtime=runtime)
 
     @property
     def statement_generator(self) -> StatementGenerator:
@@ -259,58 +253,55 @@ class CAPScorer:
                     "statement_generator=<object with .generate(questions, answers)> to score_answers; "
                     "score(premises, hypotheses) scores statements you already have"
                 )
-            self._generator = _statement_generator(self.statement_model, self._runtime)
+            self._generator = _statement_generator(self.statement_model, self.runtime)
         return self._generator
 
-    def score(self, premises: Sequence[Gold], hypotheses: Sequence[str],
-              return_components: bool = False) -> np.ndarray | pd.DataFrame:
-        """CAP of each (gold statement, predicted statement) pair.
+    def score(self, premises: Sequence[Gold], hypotheses: Sequence[str]) -> np.ndarray:
+        """CAP of each (gold statement, predicted statement) pair (Eq. 3).
 
         Args:
             premises: gold statements s_g, one per row, or a list of them (maximum over the list).
             hypotheses: predicted statements s_p.
-            return_components: return the DataFrame of ``COMPONENT_COLUMNS`` instead of the CAP array.
+        """
+        return self.components(premises, hypotheses)["cap"].to_numpy()
+
+    def components(self, premises: Sequence[Gold], hypotheses: Sequence[str]) -> pd.DataFrame:
+        """CAP with its parts for each pair: the DataFrame of ``COMPONENT_COLUMNS`` (module docstring).
+
+        Both directions go through one NLI call, so deduplication and length-sorted batching cover both.
         """
         hypotheses = list(hypotheses)
         flat, owners = _flatten(premises, len(hypotheses), "premises")
         candidates = [hypotheses[row] for row in owners]
-        # Both directions in one NLI call, so deduplication and length-sorted batching cover both.
         probs = self.nli.predict(flat + candidates, candidates + flat)
         forward, backward = probs[: len(flat)], probs[len(flat) :]
         values = cap(forward, backward, self.alpha, self.lam)
         best = _best_per_row(values, owners, len(hypotheses))
-        if not return_components:
-            return values[best]
-        frame = pd.DataFrame(
-            {
-                "cap": values[best],
-                "cap_d_forward": directional_score(forward[best], self.lam),
-                "cap_d_backward": directional_score(backward[best], self.lam),
-                "cap_p_entail_fwd": forward[best, 0],
-                "cap_p_neutral_fwd": forward[best, 1],
-                "cap_p_contra_fwd": forward[best, 2],
-                "cap_p_entail_bwd": backward[best, 0],
-                "cap_p_neutral_bwd": backward[best, 1],
-                "cap_p_contra_bwd": backward[best, 2],
-            }
-        )
+        columns = {"cap": values[best], "cap_d_forward": directional_score(forward[best], self.lam),
+                   "cap_d_backward": directional_score(backward[best], self.lam)}
+        directional = np.concatenate([forward[best], backward[best]], axis=1)
+        columns |= {name: directional[:, i] for i, name in enumerate(PROBABILITY_COMPONENTS)}
+        frame = pd.DataFrame(columns)
         if len(flat) > len(hypotheses):
             first = np.searchsorted(np.asarray(owners), np.arange(len(hypotheses)))
             frame["cap_gold_index"] = best - first
         return frame
 
-    def score_answers(
+    def score_answers(self, questions: Sequence[str], golds: Sequence[Gold], answers: Sequence[str],
+                      statement_generator: StatementGenerator | None = None) -> np.ndarray:
+        """CAP of raw (question, gold answer(s), predicted answer) triples: statements first, then :meth:`score`."""
+        return self.answer_components(questions, golds, answers, statement_generator)["cap"].to_numpy()
+
+    def answer_components(
         self,
         questions: Sequence[str],
         golds: Sequence[Gold],
         answers: Sequence[str],
-        return_components: bool = False,
         statement_generator: StatementGenerator | None = None,
-    ) -> np.ndarray | pd.DataFrame:
-        """CAP of raw (question, gold answer(s), predicted answer) triples: statements first, then :meth:`score`.
+    ) -> pd.DataFrame:
+        """:meth:`components` of raw triples, with the statements used (``cap_premise``, ``cap_hypothesis``).
 
-        Each distinct (question, answer) pair is turned into a statement once. With
-        ``return_components``, the frame also has ``cap_premise`` and ``cap_hypothesis``.
+        Each distinct (question, answer) pair is turned into a statement once.
         """
         questions, answers = list(questions), list(answers)
         if len(questions) != len(answers):
@@ -328,25 +319,25 @@ class CAPScorer:
         for row, gold in zip(owners, flat_golds):
             premises[row].append(statement[(questions[row], gold)])
         hypotheses = [statement[pair] for pair in zip(questions, answers)]
-        result = self.score(premises, hypotheses, return_components=return_components)
-        if isinstance(result, pd.DataFrame):
-            index = result["cap_gold_index"] if "cap_gold_index" in result else np.zeros(len(answers), dtype=int)
-            result["cap_premise"] = [premises[row][i] for row, i in enumerate(index)]
-            result["cap_hypothesis"] = hypotheses
+        result = self.components(premises, hypotheses)
+        index = result["cap_gold_index"] if "cap_gold_index" in result else np.zeros(len(answers), dtype=int)
+        result["cap_premise"] = [premises[row][i] for row, i in enumerate(index)]
+        result["cap_hypothesis"] = hypotheses
         return result
 
-    def signature(self) -> str:
-        """sacrebleu-style settings string, e.g. ``cap|caplib:0.1.0|nli:...|statements:...|alpha:0.85|lam:0.3|...``."""
+    def signature(self) -> Signature:
+        """sacrebleu-style settings, e.g. ``cap|caplib:0.1.0|nli:...|statements:...|alpha:0.85|lam:0.3|...``."""
         from caplib import __version__
 
         # "given": no generator, so only score() on statements the caller provides
-        statements = "statements:given" if self.statement_model is None else _describe_generator(
+        statements = (("statements", "given"),) if self.statement_model is None else _describe_generator(
             self.statement_generator, self.statement_model)
-        return (
-            f"cap|caplib:{__version__}|{self.nli.signature()}|{statements}"
-            f"|alpha:{self.alpha:g}|lam:{self.lam:g}"
-            f"|torch:{importlib.metadata.version('torch')}|transformers:{importlib.metadata.version('transformers')}"
-        )
+        return Signature("cap", (
+            ("caplib", __version__), *self.nli.signature().as_fields(), *statements,
+            ("alpha", f"{self.alpha:g}"), ("lam", f"{self.lam:g}"),
+            ("torch", importlib.metadata.version("torch")),
+            ("transformers", importlib.metadata.version("transformers")),
+        ))
 
 
 def _best_per_row(values: np.ndarray, owners: list[int], n: int) -> np.ndarray:

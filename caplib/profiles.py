@@ -76,15 +76,14 @@ class Profile:
     source: Path
 
     def cap_kwargs(self) -> dict[str, Any]:
-        """Keyword arguments of :class:`caplib.cap.CAPScorer` for this profile."""
+        """Keyword arguments of :class:`caplib.cap.CAPScorer` for this profile (batch size and dtype are runtime
+        defaults: :meth:`caplib.cap.CAPScorer.from_profile` puts them into the :class:`caplib.runtime.Runtime`)."""
         return {
             "nli_model": self.nli_model,
             "revision": self.nli_revision,
             "statement_model": self.statement_model,
             "alpha": self.alpha,
             "lam": self.lam,
-            "batch_size": self.batch_size,
-            "dtype": self.dtype,
             "max_length": self.max_length,
         }
 
@@ -135,12 +134,16 @@ def _optional_str(value: Any, where: str, source: Path) -> str | None:
     return None if value is None else _typed(value, str, where, source)
 
 
-def load_profile(name_or_path: str | os.PathLike[str]) -> Profile:
+def load_profile(name_or_path: str | os.PathLike[str] | Profile) -> Profile:
     """Load a bundled profile by name (``"paper"``, ``"offline"``) or any profile YAML file by path.
+
+    A :class:`Profile` is returned as it is, so every function that takes a profile calls this once.
 
     Raises:
         ProfileError: unknown name, unreadable file, or a file that breaks the schema.
     """
+    if isinstance(name_or_path, Profile):
+        return name_or_path
     text = os.fspath(name_or_path)
     source = Path(text).expanduser()
     if not source.is_file():

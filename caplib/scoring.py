@@ -1,41 +1,66 @@
 """Score a frame of (question, gold answer, answer[, premise, hypothesis]) rows with CAP and the baselines of a
 profile: the one place where the CLI's ``caplib score`` and the book's chapters turn data into score columns.
 
+Every metric is registered in :data:`SCORERS` (CAP beside the baselines of :mod:`caplib.baselines`), and
+:func:`score_frame` loops once over the metrics asked for, with one :class:`caplib.runtime.Runtime` for all.
 Score columns are named exactly as the metric (``cap``, ``bleu``, ``rouge_l``, ``meteor``, ``bertscore``,
 ``comet``, ``em``, ``acc``); CAP's components keep the ``cap_`` prefix of :data:`caplib.cap.COMPONENT_COLUMNS`.
-A metric that cannot run here (a checkpoint that is not available offline) is *skipped with its reason* and has
-no column: never a made-up score.
+A metric that cannot run here (a checkpoint that is not on this machine) is *skipped with its reason* and has
+no column: never a made-up score. Baseline scores are cached by content like CAP's NLI probabilities.
 
 Example:
     >>> import pandas as pd
     >>> rows = pd.DataFrame({"question": ["Capital of France?"], "gold_answer": ["Paris"], "answer": ["Paris"]})
-    >>> scored = score_frame(rows, "offline", metrics=("em", "rouge_l"), progress=False)
+    >>> scored = score_frame(rows, "offline", metrics=("em", "rouge_l"), runtime=Runtime(progress=False))
     >>> scored.frame[["em", "rouge_l"]].values.tolist()
     [[1.0, 1.0]]
+    >>> str(scored.signatures["em"])
+    'em|norm:squad'
 """
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from types import MappingProxyType
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from caplib import baselines
-from caplib.cache import ContentCache
+from caplib.cache import cached_values
+from caplib.checkpoints import CheckpointNotAvailable
 from caplib.profiles import Profile, load_profile
+from caplib.runtime import Runtime
+from caplib.signature import Signature
 
-#: Every metric a profile can score, in the order of the paper's tables (CAP first).
-METRIC_NAMES: tuple[str, ...] = ("cap", "bleu", "rouge_l", "meteor", "bertscore", "comet", "em", "acc")
+__all__ = ["METRIC_NAMES", "SCORERS", "ScoredFrame", "ScoringJob", "score_frame"]
+
+
+@dataclass(frozen=True)
+class ScoringJob:
+    """What every registered metric gets: the rows, the profile, the runtime and how to read the rows."""
+
+    frame: pd.DataFrame
+    profile: Profile
+    runtime: Runtime
+    gold_column: str | None = "gold_answer"
+    regenerate_statements: bool = False
+    components: bool = True
+
+
+#: A registered metric: a job -> (its score columns, or None when skipped; its report entry).
+FrameScorer = Callable[[ScoringJob], "tuple[pd.DataFrame | None, dict[str, Any]]"]
 
 
 @dataclass(frozen=True)
 class ScoredFrame:
     """The input rows with one column per scored metric, and what happened to each metric.
 
-    ``metrics`` maps a metric name to ``{"status": "scored"|"skipped", "signature": ..., "reason"?: ...,
-    "statements"?: ...}``; :attr:`signatures` and :attr:`skipped` are views of it.
+    ``metrics`` maps a metric name to ``{"status": "scored"|"skipped", "signature": Signature | None,
+    "reason"?: ..., "statements"?: ...}``; :attr:`signatures` and :attr:`skipped` are views of it.
     """
 
     frame: pd.DataFrame
@@ -43,7 +68,7 @@ class ScoredFrame:
     replaced: list[str] = field(default_factory=list)  #: input columns that a new score replaced
 
     @property
-    def signatures(self) -> dict[str, str]:
+    def signatures(self) -> dict[str, Signature]:
         """Settings signature of each scored metric (sacrebleu style)."""
         return {name: entry["signature"] for name, entry in self.metrics.items() if entry["status"] == "scored"}
 
@@ -52,52 +77,71 @@ class ScoredFrame:
         """Reason of each metric that could not run here."""
         return {name: entry["reason"] for name, entry in self.metrics.items() if entry["status"] == "skipped"}
 
+    def report(self) -> dict[str, dict[str, Any]]:
+        """``metrics`` as JSON-ready dicts (signatures formatted), as ``caplib score`` writes them."""
+        return {name: {key: str(value) if isinstance(value, Signature) else value for key, value in entry.items()}
+                for name, entry in self.metrics.items()}
 
-def _score_cap(frame: pd.DataFrame, profile: Profile, gold_column: str | None, regenerate_statements: bool,
-               components: bool, options: dict[str, Any]) -> tuple[pd.DataFrame, dict[str, Any]]:
+
+def _score_cap(job: ScoringJob) -> tuple[pd.DataFrame | None, dict[str, Any]]:
     """CAP (Eq. 3) on the rows' own statements, or on statements made by the profile's generator."""
     from caplib.cap import CAPScorer
 
+    frame, profile = job.frame, job.profile
     given = {"premise", "hypothesis"} <= set(frame.columns)
-    regenerate = regenerate_statements or not given
-    if regenerate and (gold_column is None or not {"question", "answer"} <= set(frame.columns)):
+    regenerate = job.regenerate_statements or not given
+    if regenerate and (job.gold_column is None or not {"question", "answer"} <= set(frame.columns)):
         raise ValueError("CAP needs premise/hypothesis statements, or the columns question, gold answer and answer "
                          "to generate them")
-    if not regenerate:
-        options = {**options, "statement_model": None}  # the statements are given; load no generator
-    scorer = CAPScorer.from_profile(profile, **options)
+    if regenerate and profile.statement_model is None:
+        raise ValueError(f"profile {profile.name!r} names no statement model; give premise/hypothesis columns")
+    try:
+        # the statements are given: load no generator
+        scorer = CAPScorer.from_profile(profile, job.runtime, **({} if regenerate else {"statement_model": None}))
+    except CheckpointNotAvailable as exc:
+        return None, {"status": "skipped", "reason": str(exc), "signature": None}
     if regenerate:
-        if profile.statement_model is None:
-            raise ValueError(f"profile {profile.name!r} names no statement model; give premise/hypothesis columns")
-        result = scorer.score_answers(frame["question"], frame[gold_column], frame["answer"], return_components=True)
+        result = scorer.answer_components(frame["question"], frame[job.gold_column], frame["answer"])
         origin = f"regenerated with {profile.statement_model}"
     else:
         # Sec. 6.3: the released CAP-Correctness carries its statements; score those, as the paper did.
-        result = scorer.score(frame["premise"], frame["hypothesis"], return_components=True)
+        result = scorer.components(frame["premise"], frame["hypothesis"])
         origin = "input columns premise (gold) and hypothesis (answer)"
     entry = {"status": "scored", "signature": scorer.signature(), "statements": origin,
              "truncated_pairs": int(scorer.nli.last_stats.get("truncated", 0))}
-    return (result if components else result[["cap"]]).set_index(frame.index), entry
+    return (result if job.components else result[["cap"]]).set_index(frame.index), entry
 
 
-def _score_baseline(metric: str, golds: list[str], answers: list[str], questions: list[str] | None,
-                    options: dict[str, Any], runtime: dict[str, Any], cache: bool, cache_dir: str | None
-                    ) -> np.ndarray:
+def _score_baseline(metric: str, job: ScoringJob) -> tuple[pd.DataFrame | None, dict[str, Any]]:
     """``baselines.score`` for the rows not yet in the content cache (keyed by the metric's signature + texts)."""
-    if not cache:
-        return baselines.score(metric, golds, answers, questions=questions, **options, **runtime)
-    store = ContentCache("baselines", {"signature": baselines.signature(metric, **options)}, directory=cache_dir)
-    items = [f"{gold}\x1f{answer}\x1f{question}" for gold, answer, question
-             in zip(golds, answers, questions or [""] * len(golds))]
-    found = store.get_many(items)
-    todo = [i for i, item in enumerate(items) if item not in found]
-    if todo:
-        values = baselines.score(metric, [golds[i] for i in todo], [answers[i] for i in todo],
-                                 questions=[questions[i] for i in todo] if questions else None, **options, **runtime)
-        computed = {items[i]: float(value) for i, value in zip(todo, values)}
-        store.put_many(computed)
-        found.update(computed)
-    return np.array([found[item] for item in items], dtype=float)
+    frame, gold = job.frame, job.gold_column
+    if gold is None or not {gold, "answer"} <= set(frame.columns):
+        raise ValueError(f"{metric} compares the gold answer with the answer: the frame needs the columns "
+                         f"{gold or 'gold_answer'} and answer")
+    options = job.profile.metric_options(metric)
+    signature = baselines.signature(metric, **options)
+    runtime = {"device": job.runtime.device, "batch_size": job.runtime.batch_size, "progress": job.runtime.progress}
+    has_questions = "question" in frame.columns
+    questions = list(frame["question"]) if has_questions else [""] * len(frame)
+    store = job.runtime.content_cache("baselines", {"signature": str(signature)})
+
+    def compute(todo: list[tuple[str, str, str]]) -> np.ndarray:
+        golds, answers, asked = (list(column) for column in zip(*todo))
+        return baselines.score(metric, golds, answers, questions=asked if has_questions else None, **options,
+                               **runtime)
+
+    try:
+        values, _ = cached_values(store, list(zip(frame[gold], frame["answer"], questions)), compute)
+    except baselines.MetricUnavailable as exc:
+        return None, {"status": "skipped", "reason": exc.reason, "signature": signature}
+    scores = pd.Series(np.asarray(values, dtype=float), index=frame.index, name=metric)
+    return scores.to_frame(), {"status": "scored", "signature": signature}
+
+
+#: Every metric a profile can score, in the order of the paper's tables (CAP first).
+SCORERS: Mapping[str, FrameScorer] = MappingProxyType(
+    {"cap": _score_cap, **{metric: functools.partial(_score_baseline, metric) for metric in baselines.METRICS}})
+METRIC_NAMES: tuple[str, ...] = tuple(SCORERS)
 
 
 def score_frame(
@@ -108,67 +152,32 @@ def score_frame(
     gold_column: str | None = "gold_answer",
     regenerate_statements: bool = False,
     components: bool = True,
-    device: str | None = None,
-    batch_size: int | None = None,
-    dtype: str | None = None,
-    cache: bool = True,
-    cache_dir: str | None = None,
-    progress: bool = True,
-    allow_unpinned: bool = False,
-    cpu_workers: int | None = None,
+    runtime: Runtime | None = None,
 ) -> ScoredFrame:
     """Add one score column per metric to ``frame`` under ``profile`` (name, YAML path or :class:`Profile`).
 
     Baselines compare ``gold_column`` with ``answer`` (COMET also reads ``question``); CAP scores the rows'
     ``premise``/``hypothesis`` statements when present, else (or with ``regenerate_statements``) generates them
-    with the profile's statement generator. Unavailable metrics are skipped with their reason. Baseline scores are
-    cached by content like CAP's NLI probabilities (``cache=False`` recomputes). Score columns the
-    input already has (a file written by ``caplib score``) are replaced and listed in ``replaced``.
-    ``cpu_workers``: NLI batches scored at a time on CPU (:class:`caplib.nli.NLIScorer`).
+    with the profile's statement generator. Unavailable metrics are skipped with their reason. ``runtime``
+    (device, batch size, cache, progress, ...) applies to every metric. Score columns the input already has (a
+    file written by ``caplib score``) are replaced and listed in ``replaced``.
 
     Example:
         >>> rows = pd.DataFrame({"question": ["2+2?"], "gold_answer": ["four"], "answer": ["five"]})
-        >>> score_frame(rows, metrics=("em",), progress=False).frame["em"].tolist()
+        >>> score_frame(rows, metrics=("em",), runtime=Runtime(progress=False)).frame["em"].tolist()
         [0.0]
     """
-    from caplib.nli import CheckpointNotAvailable
-
-    profile = profile if isinstance(profile, Profile) else load_profile(profile)
-    unknown = [name for name in metrics if name not in METRIC_NAMES]
+    job = ScoringJob(frame, load_profile(profile), runtime if runtime is not None else Runtime(), gold_column,
+                     regenerate_statements, components)
+    unknown = [name for name in metrics if name not in SCORERS]
     if unknown or not metrics:
         raise ValueError(f"unknown metric(s) {unknown or list(metrics)}; choose from {', '.join(METRIC_NAMES)}")
-    columns: list[pd.DataFrame | pd.Series] = [frame]
+    parts: list[pd.DataFrame] = []
     report: dict[str, dict[str, Any]] = {}
     for metric in dict.fromkeys(metrics):
-        if metric == "cap":
-            options: dict[str, Any] = {"device": device, "cache": cache, "progress": progress,
-                                       "allow_unpinned": allow_unpinned, "cache_dir": cache_dir,
-                                       "cpu_workers": cpu_workers}
-            options |= {key: value for key, value in (("batch_size", batch_size), ("dtype", dtype))
-                        if value is not None}
-            try:
-                scores, report["cap"] = _score_cap(frame, profile, gold_column, regenerate_statements, components,
-                                                   options)
-            except CheckpointNotAvailable as exc:
-                report["cap"] = {"status": "skipped", "reason": str(exc), "signature": None}
-                continue
-            columns.append(scores)
-            continue
-        if gold_column is None or not {gold_column, "answer"} <= set(frame.columns):
-            raise ValueError(f"{metric} compares the gold answer with the answer: the frame needs the columns "
-                             f"{gold_column or 'gold_answer'} and answer")
-        options = profile.metric_options(metric)
-        runtime = {"device": device, "batch_size": batch_size, "progress": progress}
-        questions = list(frame["question"]) if "question" in frame.columns else None
-        try:
-            values = _score_baseline(metric, list(frame[gold_column]), list(frame["answer"]), questions, options,
-                                     runtime, cache, cache_dir)
-        except baselines.MetricUnavailable as exc:
-            report[metric] = {"status": "skipped", "reason": exc.reason,
-                              "signature": baselines.signature(metric, **options)}
-            continue
-        columns.append(pd.Series(values, index=frame.index, name=metric))
-        report[metric] = {"status": "scored", "signature": baselines.signature(metric, **options)}
-    new = [name for part in columns[1:] for name in ([part.name] if isinstance(part, pd.Series) else part.columns)]
+        columns, report[metric] = SCORERS[metric](job)
+        if columns is not None:
+            parts.append(columns)
+    new = [name for part in parts for name in part.columns]
     replaced = [name for name in new if name in frame.columns]
-    return ScoredFrame(pd.concat([frame.drop(columns=replaced), *columns[1:]], axis=1), report, replaced)
+    return ScoredFrame(pd.concat([frame.drop(columns=replaced), *parts], axis=1), report, replaced)

@@ -40,8 +40,9 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from caplib.data import CORRECTNESS_COLUMNS, load_correctness, normalize_text  # noqa: E402
+from caplib.data import CORRECTNESS_COLUMNS, load_correctness  # noqa: E402
 from caplib.taxonomy import LABELS, normalize_label  # noqa: E402
+from caplib.text import normalize_text  # noqa: E402
 
 SEED = 2026
 VALIDATION_PER_SOURCE = 5

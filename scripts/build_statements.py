@@ -13,7 +13,7 @@ This script rebuilds the sample from them, byte for byte:
    ending in a period with no question mark, no ``_`` blank, no second-person address and no
    meta-commentary; blank-spaces and sentence-completion statements fill in the question verbatim;
 3. drop exact and near-duplicate questions (B.5: normalized-text Jaccard >= 0.9 on the question field,
-   ``caplib.data.near_duplicates``), keeping the first occurrence;
+   ``caplib.text.near_duplicates``), keeping the first occurrence;
 4. assign ids ``s0000``, ``s0001``, ... in that order and a train / validation / test split of 80 / 10 / 10
    (Tab. 1) stratified by question type, drawn with ``numpy.random.default_rng(SEED)``;
 5. write both CSVs and re-read them with ``caplib.data.load_statements``.
@@ -40,13 +40,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from caplib.data import (  # noqa: E402
-    QUESTION_TYPES,
-    STATEMENTS_COLUMNS,
-    load_statements,
-    near_duplicates,
-    normalize_text,
-)
+from caplib.data import QUESTION_TYPES, STATEMENTS_COLUMNS, load_statements  # noqa: E402
+from caplib.text import near_duplicates, normalize_text  # noqa: E402
 
 SEED = 2026
 LANGUAGE = "en"

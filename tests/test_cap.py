@@ -14,8 +14,10 @@ os.environ["TRANSFORMERS_OFFLINE"] = "1"
 
 from caplib import __version__  # noqa: E402
 from caplib.cap import COMPONENT_COLUMNS, CAPScorer, cap, directional_score  # noqa: E402
-from caplib.nli import CheckpointNotAvailable, NLIScorer  # noqa: E402
+from caplib.checkpoints import CheckpointNotAvailable  # noqa: E402
+from caplib.nli import NLIScorer  # noqa: E402
 from caplib.profiles import Profile, ProfileError, available_profiles, load_profile  # noqa: E402
+from caplib.runtime import Runtime  # noqa: E402
 from tests.tiny_models import build_nli_checkpoint, corpus  # noqa: E402
 
 torch = pytest.importorskip("torch")
@@ -31,7 +33,7 @@ def checkpoint(tmp_path_factory):
 
 @pytest.fixture()
 def scorer(checkpoint):
-    return CAPScorer(nli_model=checkpoint, cache=False, progress=False)
+    return CAPScorer(nli_model=checkpoint, runtime=Runtime(cache=False, progress=False))
 
 
 # ----------------------------------------------------------------------------------------------- Eq. 2-3
@@ -100,7 +102,7 @@ def test_score_is_eq3_over_both_nli_directions(scorer, checkpoint):
     sentences = corpus()
     golds, candidates = sentences[:12], sentences[100:112]
     values = scorer.score(golds, candidates)
-    reference_nli = NLIScorer(checkpoint, cache=False, progress=False)
+    reference_nli = NLIScorer(checkpoint, runtime=Runtime(cache=False, progress=False))
     forward = reference_nli.predict(golds, candidates)
     backward = reference_nli.predict(candidates, golds)
     expected = 0.85 * (forward[:, 0] + 0.3 * forward[:, 1]) + 0.15 * (backward[:, 0] + 0.3 * backward[:, 1])
@@ -112,7 +114,7 @@ def test_components(scorer):
     sentences = corpus()
     golds = sentences[:6]
     candidates = sentences[:3] + sentences[200:203]  # the first three are exact copies of their gold
-    frame = scorer.score(golds, candidates, return_components=True)
+    frame = scorer.components(golds, candidates)
     assert isinstance(frame, pd.DataFrame) and tuple(frame.columns) == COMPONENT_COLUMNS
     assert scorer.nli.last_stats["unique"] == 9  # (g, g) is the same pair in both directions
     np.testing.assert_allclose(frame.cap, 0.85 * frame.cap_d_forward + 0.15 * frame.cap_d_backward, atol=1e-12)
@@ -127,7 +129,7 @@ def test_several_golds_take_the_maximum(scorer):
     sentences = corpus()
     candidates = [sentences[10], sentences[11]]
     singles = {g: scorer.score([g], [candidates[0]])[0] for g in sentences[20:23]}
-    frame = scorer.score([sentences[20:23], sentences[40]], candidates, return_components=True)
+    frame = scorer.components([sentences[20:23], sentences[40]], candidates)
     best = max(singles, key=singles.get)
     assert frame.cap[0] == pytest.approx(singles[best], abs=1e-6)
     assert frame.cap_gold_index.tolist() == [sentences[20:23].index(best), 0]
@@ -149,11 +151,11 @@ class CountingGenerator:
 
 def test_score_answers_generates_each_statement_once(checkpoint):
     generator = CountingGenerator()
-    scorer = CAPScorer(nli_model=checkpoint, statement_model=generator, cache=False, progress=False)
+    scorer = CAPScorer(nli_model=checkpoint, statement_model=generator, runtime=Runtime(cache=False, progress=False))
     questions = ["Where is Sofia?"] * 3 + ["What melts?"]
     golds = ["Bulgaria", "Bulgaria", ["Bulgaria", "the Balkans"], "ice"]
     answers = ["Bulgaria", "Romania", "Bulgaria", "iron"]
-    frame = scorer.score_answers(questions, golds, answers, return_components=True)
+    frame = scorer.answer_components(questions, golds, answers)
     assert len(generator.calls) == 1
     assert sorted(generator.calls[0]) == sorted({("Where is Sofia?", "Bulgaria"), ("Where is Sofia?", "Romania"),
                                                  ("Where is Sofia?", "the Balkans"), ("What melts?", "ice"),
@@ -179,23 +181,23 @@ def test_statement_model_directory_becomes_a_seq2seq_generator(checkpoint, tmp_p
     from tests.tiny_seq2seq import build_tiny_mt5
 
     model_dir = build_tiny_mt5(tmp_path / "mt5")
-    scorer = CAPScorer(nli_model=checkpoint, statement_model=model_dir, device="cpu", cache=False, progress=False)
+    scorer = CAPScorer(nli_model=checkpoint, statement_model=model_dir, runtime=Runtime(device="cpu", cache=False, progress=False))
     generator = scorer.statement_generator
     assert isinstance(generator, statements.Seq2SeqStatementGenerator)
     assert generator.device == "cpu" and generator.checkpoint.path == model_dir.resolve()
-    assert f"|{generator.signature()}|" in scorer.signature()
-    template = CAPScorer(nli_model=checkpoint, statement_model="builtin:template", cache=False)
-    assert "|statements:template|" in template.signature()
+    assert f"|{str(generator.signature())}|" in str(scorer.signature())
+    template = CAPScorer(nli_model=checkpoint, statement_model="builtin:template", runtime=Runtime(cache=False))
+    assert "|statements:template|" in str(template.signature())
 
 
 def test_empty_input(scorer):
     assert scorer.score([], []).shape == (0,)
-    assert list(scorer.score([], [], return_components=True).columns) == list(COMPONENT_COLUMNS)
+    assert list(scorer.components([], []).columns) == list(COMPONENT_COLUMNS)
 
 
 def test_signature_records_every_setting(checkpoint):
-    scorer = CAPScorer(nli_model=checkpoint, alpha=0.7, lam=0.2, cache=False, device="cpu")
-    signature = scorer.signature()
+    scorer = CAPScorer(nli_model=checkpoint, alpha=0.7, lam=0.2, runtime=Runtime(cache=False, device="cpu"))
+    signature = str(scorer.signature())
     for part in (f"caplib:{__version__}", "#sha256:", "statements:given", "alpha:0.7", "lam:0.2", "dtype:float32",
                  "max_length:512", f"torch:{torch.__version__}"):
         assert part in signature, part
@@ -225,7 +227,7 @@ def test_bundled_profiles():
 
 def test_paper_profile_refuses_unpinned_hub_model():
     with pytest.raises(ValueError, match="no pinned revision"):
-        CAPScorer.from_profile("paper", device="cpu", dtype="float32")
+        CAPScorer.from_profile("paper", runtime=Runtime(device="cpu", dtype="float32"))
 
 
 def test_offline_profile_without_backbone(monkeypatch, tmp_path):
@@ -251,9 +253,9 @@ def test_from_profile_file(checkpoint, tmp_path):
                                  cap__alpha=0.6, nli__batch_size=4)
     profile = load_profile(profile_file)
     assert isinstance(profile, Profile) and profile.name == "mine"
-    scorer = CAPScorer.from_profile(profile, cache=False, progress=False)
+    scorer = CAPScorer.from_profile(profile, runtime=Runtime(cache=False, progress=False))
     assert (scorer.alpha, scorer.lam, scorer.nli.batch_size) == (0.6, 0.3, 4)
-    assert "alpha:0.6" in scorer.signature()
+    assert "alpha:0.6" in str(scorer.signature())
 
 
 @pytest.mark.parametrize(

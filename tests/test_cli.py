@@ -18,6 +18,7 @@ from scipy import stats
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["TRANSFORMERS_OFFLINE"] = "1"
 
+from caplib.runtime import Runtime  # noqa: E402
 from caplib.cap import CAPScorer  # noqa: E402
 from caplib.cli import main  # noqa: E402
 from caplib.data import CORRECTNESS_COLUMNS  # noqa: E402
@@ -97,16 +98,16 @@ def test_score_writes_columns_and_signatures(profile, tmp_path, capsys):
         assert column in frame.columns, column
     assert "comet" not in frame.columns  # no offline COMET: skipped, never faked
     # CAP scored the given statements, gold statement (premise) first; one batch at a time gives the same numbers
-    direct = CAPScorer(nli_model=load_profile(profile).nli_model, cache=False, progress=False, cpu_workers=1)
+    direct = CAPScorer(nli_model=load_profile(profile).nli_model, runtime=Runtime(cache=False, progress=False, cpu_workers=1))
     np.testing.assert_allclose(frame.cap, direct.score(frame.premise, frame.hypothesis), atol=1e-6)
     assert frame.em.tolist() == [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]
     sidecar = json.loads((tmp_path / "out.csv.signature.json").read_text())
     assert sidecar["rows"] == 8 and sidecar["profile"]["name"] == "tiny"
-    assert sidecar["metrics"]["cap"]["signature"] == direct.signature()
+    assert sidecar["metrics"]["cap"]["signature"] == str(direct.signature())
     assert sidecar["metrics"]["cap"]["statements"].startswith("input columns premise")
     assert sidecar["metrics"]["rouge_l"]["signature"].startswith("rouge_l|")
     assert sidecar["metrics"]["comet"]["status"] == "skipped" and sidecar["metrics"]["comet"]["reason"]
-    assert f"cap: {direct.signature()}" in captured.out
+    assert f"cap: {str(direct.signature())}" in captured.out
     assert "skipped comet" in captured.err
 
 

@@ -11,15 +11,9 @@ import pytest
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["TRANSFORMERS_OFFLINE"] = "1"
 
-from caplib.nli import (  # noqa: E402
-    BUILTIN_OFFLINE_NLI,
-    LABEL_ORDER,
-    CheckpointNotAvailable,
-    LabelMappingError,
-    NLIScorer,
-    label_columns,
-    resolve_checkpoint,
-)
+from caplib.checkpoints import BUILTIN_OFFLINE_NLI, CheckpointNotAvailable, resolve_checkpoint  # noqa: E402
+from caplib.nli import LABEL_ORDER, LabelMappingError, NLIScorer, label_columns  # noqa: E402
+from caplib.runtime import Runtime  # noqa: E402
 from tests.tiny_models import build_nli_checkpoint, corpus, permute_labels, relabel  # noqa: E402
 
 torch = pytest.importorskip("torch")
@@ -82,7 +76,7 @@ def test_unmappable_labels_raise_clearly(id2label):
 
 def test_scorer_matches_plain_transformers(checkpoint, pairs):
     premises, hypotheses = pairs
-    scorer = NLIScorer(checkpoint, cache=False, progress=False)
+    scorer = NLIScorer(checkpoint, runtime=Runtime(cache=False, progress=False))
     probs = scorer.predict(premises, hypotheses)
     assert probs.shape == (24, 3)
     np.testing.assert_allclose(probs, direct_probabilities(checkpoint, premises, hypotheses), atol=1e-5)
@@ -97,8 +91,8 @@ def test_permuted_label_order_gives_the_same_columns(checkpoint, pairs, tmp_path
     from transformers import AutoConfig
 
     assert AutoConfig.from_pretrained(permuted).id2label == {0: "entailment", 1: "neutral", 2: "contradiction"}
-    original = NLIScorer(checkpoint, cache=False, progress=False).predict(premises, hypotheses)
-    reordered = NLIScorer(permuted, cache=False, progress=False).predict(premises, hypotheses)
+    original = NLIScorer(checkpoint, runtime=Runtime(cache=False, progress=False)).predict(premises, hypotheses)
+    reordered = NLIScorer(permuted, runtime=Runtime(cache=False, progress=False)).predict(premises, hypotheses)
     np.testing.assert_allclose(reordered, original, atol=1e-6)
 
 
@@ -106,8 +100,8 @@ def test_relabelled_checkpoint_changes_columns(checkpoint, pairs, tmp_path):
     # Same weights, different names: the columns must follow the names (nothing is hard-coded by index).
     premises, hypotheses = pairs
     renamed = relabel(checkpoint, tmp_path / "renamed", {0: "entailment", 1: "neutral", 2: "contradiction"})
-    original = NLIScorer(checkpoint, cache=False, progress=False).predict(premises, hypotheses)
-    swapped = NLIScorer(renamed, cache=False, progress=False).predict(premises, hypotheses)
+    original = NLIScorer(checkpoint, runtime=Runtime(cache=False, progress=False)).predict(premises, hypotheses)
+    swapped = NLIScorer(renamed, runtime=Runtime(cache=False, progress=False)).predict(premises, hypotheses)
     # original columns (E, N, C) are logits (1, 2, 0); renamed reads logits (0, 1, 2) as (E, N, C)
     np.testing.assert_allclose(swapped, original[:, [2, 0, 1]], atol=1e-6)
 
@@ -115,15 +109,15 @@ def test_relabelled_checkpoint_changes_columns(checkpoint, pairs, tmp_path):
 def test_unmappable_checkpoint_fails_at_construction(checkpoint, tmp_path):
     generic = relabel(checkpoint, tmp_path / "generic", {0: "LABEL_0", 1: "LABEL_1", 2: "LABEL_2"})
     with pytest.raises(LabelMappingError, match="LABEL_0"):
-        NLIScorer(generic, cache=False)
+        NLIScorer(generic, runtime=Runtime(cache=False))
 
 
 def test_order_and_batch_size_invariance(checkpoint, pairs):
     premises, hypotheses = pairs
-    reference = NLIScorer(checkpoint, batch_size=16, cache=False, progress=False).predict(premises, hypotheses)
+    reference = NLIScorer(checkpoint, runtime=Runtime(batch_size=16, cache=False, progress=False)).predict(premises, hypotheses)
     permutation = np.random.default_rng(1).permutation(len(premises))
     for batch_size in (1, 3, 7):
-        scorer = NLIScorer(checkpoint, batch_size=batch_size, cache=False, progress=False)
+        scorer = NLIScorer(checkpoint, runtime=Runtime(batch_size=batch_size, cache=False, progress=False))
         shuffled = scorer.predict([premises[i] for i in permutation], [hypotheses[i] for i in permutation])
         restored = np.empty_like(shuffled)
         restored[permutation] = shuffled
@@ -132,21 +126,21 @@ def test_order_and_batch_size_invariance(checkpoint, pairs):
 
 def test_concurrent_cpu_batches_give_the_same_probabilities(checkpoint, pairs):
     premises, hypotheses = pairs
-    reference = NLIScorer(checkpoint, batch_size=4, cpu_workers=1, cache=False, progress=False)
+    reference = NLIScorer(checkpoint, runtime=Runtime(batch_size=4, cpu_workers=1, cache=False, progress=False))
     expected = reference.predict(premises, hypotheses)
     assert reference.last_stats["cpu_workers"] == 1
-    scorer = NLIScorer(checkpoint, batch_size=4, cpu_workers=3, cache=False, progress=False)
+    scorer = NLIScorer(checkpoint, runtime=Runtime(batch_size=4, cpu_workers=3, cache=False, progress=False))
     for _ in range(2):  # same numbers however the threads interleave
         np.testing.assert_allclose(scorer.predict(premises, hypotheses), expected, atol=1e-6)
     assert scorer.last_stats["cpu_workers"] == 3  # 24 pairs = 6 batches of 4, 3 at a time
-    few = NLIScorer(checkpoint, batch_size=16, cpu_workers=3, cache=False, progress=False)
+    few = NLIScorer(checkpoint, runtime=Runtime(batch_size=16, cpu_workers=3, cache=False, progress=False))
     np.testing.assert_allclose(few.predict(premises, hypotheses), expected, atol=1e-6)
     assert few.last_stats["cpu_workers"] == 2  # never more workers than batches
 
 
 def test_cpu_workers_share_the_torch_threads_and_restore_them(checkpoint, pairs, monkeypatch):
     premises, hypotheses = pairs
-    scorer = NLIScorer(checkpoint, batch_size=6, cpu_workers=2, cache=False, progress=False)
+    scorer = NLIScorer(checkpoint, runtime=Runtime(batch_size=6, cpu_workers=2, cache=False, progress=False))
     seen = []
     forward = scorer._forward
     monkeypatch.setattr(scorer, "_forward", lambda features: seen.append(torch.get_num_threads()) or forward(features))
@@ -159,12 +153,12 @@ def test_cpu_workers_share_the_torch_threads_and_restore_them(checkpoint, pairs,
         torch.set_num_threads(previous)
     assert seen == [2, 2, 2, 2]  # 4 batches, each worker with 4 // 2 threads
     with pytest.raises(ValueError, match="cpu_workers must be a positive integer"):
-        NLIScorer(checkpoint, cpu_workers=0)
+        NLIScorer(checkpoint, runtime=Runtime(cpu_workers=0))
 
 
 def test_duplicates_are_scored_once(checkpoint, pairs):
     premises, hypotheses = pairs
-    scorer = NLIScorer(checkpoint, cache=False, progress=False)
+    scorer = NLIScorer(checkpoint, runtime=Runtime(cache=False, progress=False))
     probs = scorer.predict(premises[:5] * 3, hypotheses[:5] * 3)
     assert scorer.last_stats == {"pairs": 15, "unique": 5, "cached": 0, "computed": 5, "truncated": 0,
                                  "cpu_workers": 1}  # one torch thread in this module: one worker
@@ -173,7 +167,7 @@ def test_duplicates_are_scored_once(checkpoint, pairs):
 
 
 def test_long_input_is_truncated_and_counted(checkpoint):
-    scorer = NLIScorer(checkpoint, cache=False, progress=False)
+    scorer = NLIScorer(checkpoint, runtime=Runtime(cache=False, progress=False))
     scorer.load()
     long_premise = " ".join(corpus() * 3)  # thousands of tokens
     assert len(scorer._tokenizer(long_premise, verbose=False)["input_ids"]) > 2000
@@ -190,15 +184,15 @@ def test_cache_makes_the_second_run_free(checkpoint, pairs, tmp_path):
     premises, hypotheses = pairs
     import shutil
 
-    first = NLIScorer(checkpoint, cache=True, cache_dir=tmp_path / "cache", progress=False)
+    first = NLIScorer(checkpoint, runtime=Runtime(cache=True, cache_dir=tmp_path / "cache", progress=False))
     expected = first.predict(premises, hypotheses)
     copy = shutil.copytree(checkpoint, tmp_path / "copy")  # same content elsewhere: same cache entries
-    second = NLIScorer(copy, cache=True, cache_dir=tmp_path / "cache", progress=False)
+    second = NLIScorer(copy, runtime=Runtime(cache=True, cache_dir=tmp_path / "cache", progress=False))
     again = second.predict(premises, hypotheses)
     np.testing.assert_array_equal(again, expected)
     assert second.last_stats["cached"] == second.last_stats["unique"] and second.last_stats["computed"] == 0
     assert second._model is None  # nothing was loaded
-    third = NLIScorer(checkpoint, cache=True, cache_dir=tmp_path / "cache", progress=False, max_length=256)
+    third = NLIScorer(checkpoint, max_length=256, runtime=Runtime(cache=True, cache_dir=tmp_path / "cache", progress=False))
     third.predict(premises, hypotheses)
     assert third.last_stats["cached"] == 0  # other settings, other keys
 
@@ -207,12 +201,12 @@ def test_cache_recomputes_a_corrupted_entry(checkpoint, pairs, tmp_path):
     import sqlite3
 
     premises, hypotheses = pairs
-    scorer = NLIScorer(checkpoint, cache=True, cache_dir=tmp_path, progress=False)
+    scorer = NLIScorer(checkpoint, runtime=Runtime(cache=True, cache_dir=tmp_path, progress=False))
     expected = scorer.predict(premises[:4], hypotheses[:4])
     with sqlite3.connect(tmp_path / "nli.sqlite3") as connection:
         connection.execute("UPDATE entries SET value = '[0.0, 0.0, 1.0, 0.0]' WHERE rowid = 1")
     connection.close()
-    rerun = NLIScorer(checkpoint, cache=True, cache_dir=tmp_path, progress=False)
+    rerun = NLIScorer(checkpoint, runtime=Runtime(cache=True, cache_dir=tmp_path, progress=False))
     np.testing.assert_allclose(rerun.predict(premises[:4], hypotheses[:4]), expected, atol=1e-6)
     assert rerun.last_stats["computed"] == 1 and rerun.last_stats["cached"] == 3
 
@@ -220,11 +214,11 @@ def test_cache_recomputes_a_corrupted_entry(checkpoint, pairs, tmp_path):
 def test_uncached_hub_id_offline_fails_fast_and_clearly():
     start = time.perf_counter()
     with pytest.raises(CheckpointNotAvailable) as raised:
-        NLIScorer("caplib-tests/no-such-nli-model", revision="main", cache=False)
+        NLIScorer("caplib-tests/no-such-nli-model", revision="main", runtime=Runtime(cache=False))
     assert time.perf_counter() - start < 10
     message = str(raised.value)
     assert "caplib-tests/no-such-nli-model" in message
-    assert "huggingface-cli download caplib-tests/no-such-nli-model --revision main" in message
+    assert "python -m caplib.checkpoints fetch caplib-tests/no-such-nli-model --revision main" in message
     assert raised.value.__cause__ is None and raised.value.__suppress_context__  # one error, not a chain
 
 
@@ -253,21 +247,21 @@ def test_builtin_offline_backbone(checkpoint, tmp_path, monkeypatch):
 
 
 def test_settings_and_signature(checkpoint):
-    scorer = NLIScorer(checkpoint, cache=False, device="cpu")
+    scorer = NLIScorer(checkpoint, runtime=Runtime(cache=False, device="cpu"))
     assert scorer.dtype == "float32" and scorer.columns == [1, 2, 0]
-    signature = scorer.signature()
+    signature = str(scorer.signature())
     assert "#sha256:" in signature and "dtype:float32" in signature and "max_length:512" in signature
     assert "truncation:longest_first" in signature
     with pytest.raises(ValueError, match="float16 autocast needs a CUDA device"):
-        NLIScorer(checkpoint, cache=False, device="cpu", dtype="float16")
-    assert NLIScorer(checkpoint, cache=False, device="cpu", dtype="bf16").dtype == "bfloat16"
+        NLIScorer(checkpoint, runtime=Runtime(cache=False, device="cpu", dtype="float16"))
+    assert NLIScorer(checkpoint, runtime=Runtime(cache=False, device="cpu", dtype="bf16")).dtype == "bfloat16"
 
 
 def test_a_batch_out_of_memory_is_split_in_halves(checkpoint, pairs, monkeypatch):
     # CUDA's answer to a batch that does not fit; simulated here: batches of more than 2 pairs "run out of memory"
     premises, hypotheses = pairs
-    expected = NLIScorer(checkpoint, cache=False, progress=False).predict(premises, hypotheses)
-    scorer = NLIScorer(checkpoint, batch_size=8, cache=False, progress=False)
+    expected = NLIScorer(checkpoint, runtime=Runtime(cache=False, progress=False)).predict(premises, hypotheses)
+    scorer = NLIScorer(checkpoint, runtime=Runtime(batch_size=8, cache=False, progress=False))
     scorer.load()
     model, sizes = scorer._model, []
 

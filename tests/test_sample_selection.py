@@ -9,7 +9,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from caplib.data import apply_cleaning_rules, near_duplicates, normalize_text
+from caplib.data import apply_cleaning_rules
+from caplib.text import near_duplicates, normalize_text
 
 ROOT = Path(__file__).resolve().parents[1]
 QUESTIONS = ROOT / "data" / "sample" / "questions.csv"

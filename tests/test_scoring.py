@@ -6,6 +6,7 @@ import pytest
 
 from caplib import baselines
 from caplib.cap import CAPScorer
+from caplib.runtime import Runtime
 from caplib.scoring import score_frame
 from tests.tiny_models import build_nli_checkpoint
 
@@ -32,7 +33,7 @@ def offline_backbone(tmp_path_factory):
 
 
 def test_baseline_columns_equal_direct_calls():
-    scored = score_frame(ROWS, "offline", metrics=("em", "acc", "rouge_l"), progress=False)
+    scored = score_frame(ROWS, "offline", metrics=("em", "acc", "rouge_l"), runtime=Runtime(progress=False))
     for metric in ("em", "acc", "rouge_l"):
         expected = baselines.score(metric, list(ROWS["gold_answer"]), list(ROWS["answer"]))
         assert np.allclose(scored.frame[metric], expected)
@@ -42,14 +43,14 @@ def test_baseline_columns_equal_direct_calls():
 
 
 def test_comet_is_skipped_offline_with_a_reason_and_no_column():
-    scored = score_frame(ROWS, "offline", metrics=("comet",), progress=False)
+    scored = score_frame(ROWS, "offline", metrics=("comet",), runtime=Runtime(progress=False))
     assert "comet" not in scored.frame.columns
     assert "COMET" in scored.skipped["comet"]
 
 
 def test_cap_scores_the_given_statements(offline_backbone):
-    scored = score_frame(ROWS, "offline", metrics=("cap",), progress=False)
-    direct = CAPScorer(nli_model=str(offline_backbone), progress=False, cache=False).score(
+    scored = score_frame(ROWS, "offline", metrics=("cap",), runtime=Runtime(progress=False))
+    direct = CAPScorer(nli_model=str(offline_backbone), runtime=Runtime(progress=False, cache=False)).score(
         ROWS["premise"], ROWS["hypothesis"])
     assert np.allclose(scored.frame["cap"], direct, atol=1e-6)
     assert scored.metrics["cap"]["statements"].startswith("input columns premise")
@@ -58,7 +59,7 @@ def test_cap_scores_the_given_statements(offline_backbone):
 
 def test_cap_regenerates_statements_with_the_profiles_generator(offline_backbone):
     bare = ROWS.drop(columns=["premise", "hypothesis"])
-    scored = score_frame(bare, "offline", metrics=("cap",), progress=False)
+    scored = score_frame(bare, "offline", metrics=("cap",), runtime=Runtime(progress=False))
     assert scored.metrics["cap"]["statements"] == "regenerated with builtin:template"
     assert scored.frame["cap_premise"].tolist()[1].endswith("oxygen during photosynthesis.")
     assert ((scored.frame["cap"] >= 0) & (scored.frame["cap"] <= 1)).all()
@@ -66,7 +67,7 @@ def test_cap_regenerates_statements_with_the_profiles_generator(offline_backbone
 
 def test_cap_without_backbone_is_skipped_not_faked(monkeypatch, tmp_path):
     monkeypatch.setenv("CAPLIB_OFFLINE_NLI_DIR", str(tmp_path / "absent"))
-    scored = score_frame(ROWS, "offline", metrics=("cap", "em"), progress=False)
+    scored = score_frame(ROWS, "offline", metrics=("cap", "em"), runtime=Runtime(progress=False))
     assert "cap" not in scored.frame.columns and "not built" in scored.skipped["cap"]
     assert "em" in scored.frame.columns
 
@@ -85,9 +86,19 @@ def test_baseline_scores_are_cached_by_content(tmp_path, monkeypatch):
         return real(metric, golds, predictions, **kwargs)
 
     monkeypatch.setattr(baselines, "score", counting)
-    first = score_frame(ROWS, "offline", metrics=("rouge_l",), cache_dir=str(tmp_path), progress=False)
+    first = score_frame(ROWS, "offline", metrics=("rouge_l",), runtime=Runtime(cache_dir=str(tmp_path), progress=False))
     more = pd.concat([ROWS, ROWS.assign(answer=["Lyon", "oxygen gas"])], ignore_index=True)
-    second = score_frame(more, "offline", metrics=("rouge_l",), cache_dir=str(tmp_path), progress=False)
+    second = score_frame(more, "offline", metrics=("rouge_l",), runtime=Runtime(cache_dir=str(tmp_path), progress=False))
     assert calls == [2, 2]  # the second call computes only the two new rows
     assert np.allclose(second.frame["rouge_l"][:2], first.frame["rouge_l"])
     assert np.allclose(second.frame["rouge_l"], real("rouge_l", list(more["gold_answer"]), list(more["answer"])))
+
+
+def test_baseline_cache_keys_cannot_collide(tmp_path):
+    # With texts joined by a separator, these two rows shared one cache key and row 0 got row 1's BLEU.
+    rows = pd.DataFrame({"question": ["q", "q"], "gold_answer": ["the cat sat\x1fon the mat", "the cat sat"],
+                         "answer": ["the cat", "on the mat\x1fthe cat"]})
+    cached = score_frame(rows, "offline", metrics=("bleu",), runtime=Runtime(cache_dir=str(tmp_path), progress=False))
+    expected = baselines.score("bleu", list(rows["gold_answer"]), list(rows["answer"]))
+    assert expected[0] != pytest.approx(expected[1])
+    assert cached.frame["bleu"].tolist() == pytest.approx(expected.tolist(), abs=0)

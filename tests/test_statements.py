@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from caplib.runtime import Runtime
 from caplib.statements import (
     MANIFEST_NAME,
     RULES,
@@ -273,12 +274,12 @@ ANSWERS = ["Paris", "William Shakespeare", "heating the Earth", "Mars", "William
 
 @pytest.mark.slow
 def test_seq2seq_batched_generation_is_deterministic_across_batch_size_and_order(tiny_mt5, tmp_path):
-    one = Seq2SeqStatementGenerator(tiny_mt5, batch_size=1, max_length=24, cache=False, progress=False)
+    one = Seq2SeqStatementGenerator(tiny_mt5, max_length=24, runtime=Runtime(batch_size=1, cache=False, progress=False))
     out = one.generate(QUESTIONS, ANSWERS)
     assert len(out) == 5 and all(isinstance(s, str) for s in out)
     assert out[1] == out[4]  # duplicates are generated once
     assert one.last_stats == {"pairs": 5, "unique": 4, "cached": 0, "computed": 4, "truncated": 0}
-    three = Seq2SeqStatementGenerator(tiny_mt5, batch_size=3, max_length=24, cache=False, progress=False)
+    three = Seq2SeqStatementGenerator(tiny_mt5, max_length=24, runtime=Runtime(batch_size=3, cache=False, progress=False))
     assert three.generate(QUESTIONS, ANSWERS) == out
     order = [3, 0, 4, 2, 1]
     assert three.generate([QUESTIONS[i] for i in order], [ANSWERS[i] for i in order]) == [out[i] for i in order]
@@ -291,28 +292,28 @@ def test_seq2seq_batched_generation_is_deterministic_across_batch_size_and_order
 
 @pytest.mark.slow
 def test_seq2seq_cache_returns_identical_statements_without_loading_the_model(tiny_mt5, tmp_path):
-    first = Seq2SeqStatementGenerator(tiny_mt5, max_length=24, cache_dir=tmp_path, progress=False)
+    first = Seq2SeqStatementGenerator(tiny_mt5, max_length=24, runtime=Runtime(cache_dir=tmp_path, progress=False))
     out = first.generate(QUESTIONS, ANSWERS)
-    again = Seq2SeqStatementGenerator(tiny_mt5, max_length=24, cache_dir=tmp_path, progress=False)
+    again = Seq2SeqStatementGenerator(tiny_mt5, max_length=24, runtime=Runtime(cache_dir=tmp_path, progress=False))
     assert again.generate(QUESTIONS, ANSWERS) == out
     assert again._model is None
     assert again.last_stats["cached"] == 4 and again.last_stats["computed"] == 0
     # Decoding settings are part of the key: another beam width is not served from the cache.
-    greedy = Seq2SeqStatementGenerator(tiny_mt5, num_beams=1, max_length=24, cache_dir=tmp_path, progress=False)
+    greedy = Seq2SeqStatementGenerator(tiny_mt5, num_beams=1, max_length=24, runtime=Runtime(cache_dir=tmp_path, progress=False))
     greedy.generate(QUESTIONS[:1], ANSWERS[:1])
     assert greedy.last_stats["computed"] == 1
-    assert "beams:4|max_length:24" in first.signature()
+    assert "beams:4|max_length:24" in str(first.signature())
 
 
 @pytest.mark.slow
 def test_seq2seq_counts_inputs_truncated_at_max_length(tiny_mt5):
-    short = Seq2SeqStatementGenerator(tiny_mt5, max_length=8, cache=False, progress=False)
+    short = Seq2SeqStatementGenerator(tiny_mt5, max_length=8, runtime=Runtime(cache=False, progress=False))
     statements = short.generate(QUESTIONS[:2], ANSWERS[:2])  # 12 and 11 tokens with </s>
     assert short.last_stats["truncated"] == 2 and len(statements) == 2
 
 
 def test_uncached_hub_model_offline_is_a_clear_error():
-    from caplib.nli import CheckpointNotAvailable
+    from caplib.checkpoints import CheckpointNotAvailable
 
     with pytest.raises(CheckpointNotAvailable, match="caplib-tests/no-such-mt5"):
         Seq2SeqStatementGenerator("caplib-tests/no-such-mt5", revision="main")
@@ -371,7 +372,7 @@ def test_finetune_two_steps_writes_a_checkpoint_and_manifest_that_reload(tiny_mt
     tuned = AutoModelForSeq2SeqLM.from_pretrained(out).state_dict()
     assert any(not torch.equal(base[k], tuned[k]) for k in base)
     # The saved checkpoint reloads through the generator and reproduces the recorded validation ROUGE-L.
-    generator = Seq2SeqStatementGenerator(out, max_length=24, cache=False, progress=False)
+    generator = Seq2SeqStatementGenerator(out, max_length=24, runtime=Runtime(cache=False, progress=False))
     predictions = generator.generate(VALIDATION.question, VALIDATION.answer)
     recomputed = float(np.mean(score("rouge_l", VALIDATION.statement.tolist(), predictions)))
     assert manifest["best_validation_rouge_l"] == pytest.approx(recomputed, abs=1e-12)

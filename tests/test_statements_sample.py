@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from caplib.data import QUESTION_TYPES, STATEMENTS_COLUMNS, jaccard, load_statements, normalize_text
+from caplib.data import QUESTION_TYPES, STATEMENTS_COLUMNS, load_statements
+from caplib.text import jaccard, normalize_text
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "data" / "sample" / "cap_statements.csv"

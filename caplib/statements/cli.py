@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from caplib.runtime import Runtime
 from caplib.statements.evaluation import evaluate_statements
 from caplib.statements.seq2seq import MANIFEST_NAME, Seq2SeqStatementGenerator
 from caplib.statements.template import TemplateStatementGenerator
@@ -86,9 +87,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         generator: Any = TemplateStatementGenerator()
         predictions, rules = map(list, zip(*generator.generate_with_rules(questions, answers)))
     else:
-        generator = Seq2SeqStatementGenerator(args.model, revision=args.revision, device=args.device,
-                                              batch_size=args.batch_size, num_beams=args.num_beams,
-                                              max_length=args.max_length, cache=not args.no_cache)
+        runtime = Runtime(device=args.device, batch_size=args.batch_size, cache=not args.no_cache)
+        generator = Seq2SeqStatementGenerator(args.model, revision=args.revision, num_beams=args.num_beams,
+                                              max_length=args.max_length, runtime=runtime)
     if rules is None:
         predictions = generator.generate(questions, answers)
     table = evaluate_statements(predictions, part["statement"].tolist(), part["label_question_type"].tolist())

@@ -40,7 +40,7 @@ def evaluate_statements(predictions: Sequence[str], references: Sequence[str],
     import pandas as pd
     from nltk.translate.bleu_score import corpus_bleu
 
-    from caplib.baselines import _tokenizer, score, signature
+    from caplib.baselines import score, signature, tokenizer
     from caplib.data import QUESTION_TYPES, normalize_question_type
 
     predictions, references = list(predictions), list(references)
@@ -52,7 +52,7 @@ def evaluate_statements(predictions: Sequence[str], references: Sequence[str],
         normalize_question_type(t) for t in question_types]
     if len(types) != len(predictions):
         raise ValueError(f"{len(types)} question types for {len(predictions)} statements")
-    tokenize = _tokenizer("word")
+    tokenize = tokenizer("word")
     sentence_bleu = score("bleu", references, predictions)
     rouge_l = score("rouge_l", references, predictions)
     em = score("em", references, predictions)

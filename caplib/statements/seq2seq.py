@@ -6,10 +6,13 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
-from caplib.cache import ContentCache
+from caplib.batching import length_sorted_batches, run_halving_on_oom
+from caplib.cache import cached_values
+from caplib.checkpoints import pick_device, resolve_checkpoint
+from caplib.runtime import Runtime
+from caplib.signature import Signature
 from caplib.statements.inputs import INPUT_TEMPLATE, check_pairs, format_input
 
 logger = logging.getLogger(__name__)
@@ -17,42 +20,35 @@ logger = logging.getLogger(__name__)
 
 #: Name of the JSON manifest that :func:`finetune` writes next to the best checkpoint.
 MANIFEST_NAME = "caplib_statements.json"
+#: Inputs per ``generate`` call when the runtime names no batch size.
+DEFAULT_BATCH_SIZE = 16
 
 
 def generate_batched(model: Any, tokenizer: Any, inputs: list[str], *, batch_size: int, num_beams: int,
                       max_length: int, device: str, progress: bool) -> tuple[list[str], int]:
     """Beam-search outputs of unique ``inputs`` (in their order) and the number of inputs cut at ``max_length``.
 
-    Inputs are sorted by token length (longest first, ties by text), so the batches, and hence the
-    outputs, do not depend on the order of ``inputs``; padding is masked, so they do not depend on the
+    Inputs are sorted by token length (longest first, ties by text: :mod:`caplib.batching`), so the batches, and
+    hence the outputs, do not depend on the order of ``inputs``; padding is masked, so they do not depend on the
     batch size either (up to float rounding). On CUDA a batch that runs out of memory is split in halves.
     """
     import torch
     from tqdm.auto import tqdm
 
     lengths = [len(ids) for ids in tokenizer(inputs, verbose=False)["input_ids"]]
-    order = sorted(range(len(inputs)), key=lambda i: (-lengths[i], inputs[i]))
     outputs: list[str] = [""] * len(inputs)
 
     def run(batch: list[int]) -> list[str]:
-        try:
-            encoded = tokenizer([inputs[i] for i in batch], padding=True, truncation=True, max_length=max_length,
-                                return_tensors="pt").to(device)
-            with torch.inference_mode():
-                generated = model.generate(**encoded, num_beams=num_beams, max_length=max_length,
-                                           max_new_tokens=None, do_sample=False, num_return_sequences=1)
-            return [" ".join(text.split()) for text in tokenizer.batch_decode(generated, skip_special_tokens=True)]
-        except torch.OutOfMemoryError:
-            if len(batch) == 1:
-                raise
-            torch.cuda.empty_cache()
-            half = len(batch) // 2
-            return run(batch[:half]) + run(batch[half:])
+        encoded = tokenizer([inputs[i] for i in batch], padding=True, truncation=True, max_length=max_length,
+                            return_tensors="pt").to(device)
+        with torch.inference_mode():
+            generated = model.generate(**encoded, num_beams=num_beams, max_length=max_length,
+                                       max_new_tokens=None, do_sample=False, num_return_sequences=1)
+        return [" ".join(text.split()) for text in tokenizer.batch_decode(generated, skip_special_tokens=True)]
 
     with tqdm(total=len(inputs), desc="statements", unit="pair", delay=1.0, disable=not progress) as bar:
-        for start in range(0, len(order), batch_size):
-            batch = order[start:start + batch_size]
-            for index, text in zip(batch, run(batch)):
+        for batch in length_sorted_batches(lengths, batch_size, tiebreak=inputs):
+            for index, text in zip(batch, run_halving_on_oom(run, batch)):
                 outputs[index] = text
             bar.update(len(batch))
     return outputs, sum(length > max_length for length in lengths)
@@ -63,18 +59,17 @@ class Seq2SeqStatementGenerator:
 
     Args:
         model: Hub id (with pinned ``revision``) or a local ``save_pretrained`` directory, e.g. one
-            written by :func:`finetune`. Files are resolved first (:func:`caplib.nli.resolve_checkpoint`:
-            offline and not cached -> :class:`caplib.nli.CheckpointNotAvailable` saying how to fetch it)
-            and loaded on the first input missing from the cache.
-        revision: Hub commit hash or branch; required for Hub ids unless ``allow_unpinned=True``.
-        device: ``"cpu"``, ``"cuda"``...; default CUDA when available.
-        batch_size: inputs per ``generate`` call.
+            written by :func:`finetune`. Files are resolved first
+            (:func:`caplib.checkpoints.resolve_checkpoint`, never a download: a checkpoint not on this machine
+            raises :class:`caplib.checkpoints.CheckpointNotAvailable` saying how to fetch it) and loaded on the
+            first input missing from the cache.
+        revision: Hub commit hash or branch; required for Hub ids unless ``runtime.allow_unpinned``.
         num_beams: beam width (paper: 4).
         max_length: longest input and output in tokens (paper: 512 output tokens). Longer inputs are
             truncated (counted in ``last_stats["truncated"]``, with a warning).
-        cache: keep generated statements on disk (:class:`caplib.cache.ContentCache`, namespace
-            ``"statements"``), keyed by checkpoint content, revision, decoding settings and input.
-        progress: show a tqdm bar when a run takes more than a second.
+        runtime: device (default CUDA when available), inputs per ``generate`` call (default 16), the disk
+            cache of statements (namespace ``"statements"``, keyed by checkpoint content, revision, decoding
+            settings and input) and progress bars (:class:`caplib.runtime.Runtime`).
 
     Example:
         >>> gen = Seq2SeqStatementGenerator("models/statements")  # doctest: +SKIP
@@ -86,29 +81,21 @@ class Seq2SeqStatementGenerator:
         self,
         model: str | os.PathLike[str],
         revision: str | None = None,
-        device: Any = None,
-        batch_size: int = 16,
+        *,
         num_beams: int = 4,
         max_length: int = 512,
-        cache: bool = True,
-        progress: bool = True,
-        *,
-        cache_dir: Path | str | None = None,
-        allow_unpinned: bool = False,
-        local_files_only: bool | None = None,
+        runtime: Runtime | None = None,
     ):
-        from caplib.nli import _device_name, resolve_checkpoint
-
-        if batch_size < 1 or num_beams < 1 or max_length < 2:
-            raise ValueError(f"batch_size and num_beams must be >= 1 and max_length >= 2; got batch_size={batch_size}, "
-                             f"num_beams={num_beams}, max_length={max_length}")
-        self.checkpoint = resolve_checkpoint(model, revision, allow_unpinned=allow_unpinned,
-                                             local_files_only=local_files_only)
-        self.device = _device_name(device)
-        self.batch_size, self.num_beams, self.max_length = batch_size, num_beams, max_length
-        self.progress = progress
+        runtime = runtime if runtime is not None else Runtime()
+        if num_beams < 1 or max_length < 2:
+            raise ValueError(f"num_beams must be >= 1 and max_length >= 2; got num_beams={num_beams}, "
+                             f"max_length={max_length}")
+        self.checkpoint = resolve_checkpoint(model, revision, allow_unpinned=runtime.allow_unpinned)
+        self.device = pick_device(runtime.device)
+        self.batch_size = runtime.batch_size or DEFAULT_BATCH_SIZE
+        self.num_beams, self.max_length, self.progress = num_beams, max_length, runtime.progress
         self.last_stats: dict[str, int] = {}
-        self._cache = ContentCache("statements", self.settings(), cache_dir) if cache else None
+        self._cache = runtime.content_cache("statements", self.settings())
         self._model: Any = None
         self._tokenizer: Any = None
 
@@ -125,11 +112,11 @@ class Seq2SeqStatementGenerator:
             "device_type": self.device.split(":")[0],
         }
 
-    def signature(self) -> str:
+    def signature(self) -> Signature:
         """e.g. ``statements:google/mt5-small@<commit>|rev:main|beams:4|max_length:512``."""
         revision = self.checkpoint.revision if self.checkpoint.revision is not None else "local"
-        return (f"statements:{self.checkpoint.identity}|rev:{revision}|beams:{self.num_beams}"
-                f"|max_length:{self.max_length}")
+        return Signature("statements", (("rev", revision), ("beams", str(self.num_beams)),
+                                        ("max_length", str(self.max_length))), value=self.checkpoint.identity)
 
     def load(self) -> None:
         """Load tokenizer and model now (otherwise done on the first input not found in the cache)."""
@@ -149,22 +136,20 @@ class Seq2SeqStatementGenerator:
         """
         questions, answers = check_pairs(questions, answers)
         inputs = [format_input(q, a) for q, a in zip(questions, answers)]
-        unique = list(dict.fromkeys(inputs))
-        found: dict[str, str] = self._cache.get_many(unique) if self._cache is not None else {}
-        todo = [text for text in unique if text not in found]
         truncated = 0
-        if todo:
+
+        def compute(todo: list[str]) -> list[str]:
+            nonlocal truncated
             self.load()
             outputs, truncated = generate_batched(
                 self._model, self._tokenizer, todo, batch_size=self.batch_size, num_beams=self.num_beams,
                 max_length=self.max_length, device=self.device, progress=self.progress)
-            computed = dict(zip(todo, outputs))
-            if self._cache is not None:
-                self._cache.put_many(computed)
-            found.update(computed)
+            return outputs
+
+        statements, stats = cached_values(self._cache, inputs, compute)
         if truncated:
             logger.warning("%d of %d new inputs exceed max_length=%d tokens and were truncated", truncated,
-                           len(todo), self.max_length)
-        self.last_stats = {"pairs": len(inputs), "unique": len(unique), "cached": len(unique) - len(todo),
-                           "computed": len(todo), "truncated": truncated}
-        return [found[text] for text in inputs]
+                           stats.computed, self.max_length)
+        self.last_stats = {"pairs": stats.items, "unique": stats.unique, "cached": stats.cached,
+                           "computed": stats.computed, "truncated": truncated}
+        return statements

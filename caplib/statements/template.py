@@ -7,7 +7,7 @@ import re
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 
-from caplib.data import normalize_text
+from caplib.text import normalize_text
 from caplib.statements.grammar import (
     ADVERBS,
     ATTRIBUTE_NOUNS,
@@ -48,6 +48,7 @@ from caplib.statements.grammar import (
     wh_phrase,
     with_object,
 )
+from caplib.signature import Signature
 from caplib.statements.inputs import check_pairs
 
 #: Every rule the template generator can report, and what it does.
@@ -518,11 +519,11 @@ class TemplateStatementGenerator:
     def __init__(self) -> None:
         self.last_rules: list[str] = []
 
-    def signature(self) -> str:
-        """Settings signature of the statements (the rules are versioned with caplib)."""
+    def signature(self) -> Signature:
+        """Settings signature of the statements (the rules are versioned with caplib): ``statements:template|...``."""
         from caplib import __version__
 
-        return f"statements:template|caplib:{__version__}"
+        return Signature("statements", (("caplib", __version__),), value="template")
 
     def generate_with_rules(self, questions: Sequence[str], answers: Sequence[str]) -> list[tuple[str, str]]:
         """(statement, rule) for every pair."""

@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from caplib.checkpoints import pick_device, resolve_checkpoint
 from caplib.statements.inputs import INPUT_TEMPLATE, check_pairs, format_input
 from caplib.statements.seq2seq import MANIFEST_NAME, generate_batched
 
@@ -111,7 +112,6 @@ def finetune(
     from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
 
     from caplib.baselines import score, signature
-    from caplib.nli import _device_name, resolve_checkpoint
 
     if min(epochs, batch_size, grad_accum, patience) < 1 or (max_steps is not None and max_steps < 1) or lr <= 0:
         raise ValueError(f"epochs, batch_size, grad_accum, patience and max_steps must be positive integers and lr "
@@ -119,7 +119,7 @@ def finetune(
                          f"patience={patience}, max_steps={max_steps}, lr={lr}")
     train, val = _triples(train_df, "train_df"), _triples(val_df, "val_df")
     checkpoint = resolve_checkpoint(base_model, revision, allow_unpinned=allow_unpinned)
-    device = _device_name(device)
+    device = pick_device(device)
     output = Path(output_dir)
     output.mkdir(parents=True, exist_ok=True)
     random.seed(seed)
@@ -143,7 +143,7 @@ def finetune(
         "schedule": "linear decay to 0, no warm-up", "max_grad_norm": 1.0, "batch_size": batch_size,
         "grad_accum": grad_accum, "effective_batch_size": batch_size * grad_accum, "epochs": epochs,
         "patience": patience, "max_steps": max_steps, "max_length": max_length, "num_beams": num_beams,
-        "selection": signature("rouge_l"),
+        "selection": str(signature("rouge_l")),
     }
     manifest: dict[str, Any] = {
         "kind": "caplib.statements.finetune",

