@@ -325,13 +325,16 @@ class CAPScorer:
         result["cap_hypothesis"] = hypotheses
         return result
 
-    def signature(self) -> Signature:
-        """sacrebleu-style settings, e.g. ``cap|caplib:0.1.0|nli:...|statements:...|alpha:0.85|lam:0.3|...``."""
+    def signature(self, given_statements: bool = False) -> Signature:
+        """sacrebleu-style settings, e.g. ``cap|caplib:0.1.0|nli:...|statements:...|alpha:0.85|lam:0.3|...``.
+
+        ``statements:given`` when the scores came from statements the caller provided (:meth:`score`,
+        :meth:`components`) or when there is no generator; else the generator's own signature.
+        """
         from caplib import __version__
 
-        # "given": no generator, so only score() on statements the caller provides
-        statements = (("statements", "given"),) if self.statement_model is None else _describe_generator(
-            self.statement_generator, self.statement_model)
+        statements = (("statements", "given"),) if given_statements or self.statement_model is None else \
+            _describe_generator(self.statement_generator, self.statement_model)
         return Signature("cap", (
             ("caplib", __version__), *self.nli.signature().as_fields(), *statements,
             ("alpha", f"{self.alpha:g}"), ("lam", f"{self.lam:g}"),

@@ -513,7 +513,7 @@ def load_dataset(name: str, profile: str = "offline", path: str | Path | None = 
 def load_dataset_or_reason(name: str, profile: str = "offline", path: str | Path | None = None,
                            splits: str | Path | None = None) -> tuple[pd.DataFrame | None, str | None]:
     """:func:`load_dataset`, or ``(None, reason)`` when the files cannot be read (absent, or a URL that does not
-    answer): a chapter then skips what needs them and says why (:func:`unavailable_note`), never inventing a number.
+    answer): a chapter then skips what needs them and says why (:func:`caplib.book.unavailable_note`), never inventing a number.
 
     Example:
         >>> frame, reason = load_dataset_or_reason("cap_correctness", "offline")
@@ -524,19 +524,6 @@ def load_dataset_or_reason(name: str, profile: str = "offline", path: str | Path
         return load_dataset(name, profile, path, splits), None
     except (FileNotFoundError, ConnectionError) as error:
         return None, str(error)
-
-
-def unavailable_note(dataset: str, reason: str) -> str:
-    """Markdown for a book reader: ``dataset`` could not be read, why, and where the official files are.
-
-    Example:
-        >>> print(unavailable_note("CAP-Statements", "no file").splitlines()[0])
-        **CAP-Statements is not available, so every computation on it is skipped below** (no number is made up).
-    """
-    links = ", ".join(f"[{file}]({url})" for file, url in OFFICIAL_URLS.items())
-    return (f"**{dataset} is not available, so every computation on it is skipped below** (no number is made up)."
-            f"\n\n> {reason}\n\nThe official files are listed in `caplib.data.OFFICIAL_URLS`: {links}. Download them "
-            f"to `{OFFICIAL_DIR}` for the `paper` profile.")
 
 
 def select_split(frame: pd.DataFrame, split: str | None = None, row_limit: int | None = None) -> pd.DataFrame:

@@ -32,6 +32,7 @@ import scipy
 from scipy import stats
 from sklearn.metrics import cohen_kappa_score
 
+from caplib.signature import Signature
 from caplib.taxonomy import (
     ABBREVIATIONS,
     HARD_PAIRS,
@@ -52,8 +53,13 @@ BATCHED_STATISTICS: tuple[str, ...] = ("spearman", "kendall", "pairwise_accuracy
 _BLOCK_ELEMENTS = 2_000_000
 
 
-def _pair_name(higher: str, lower: str) -> str:
-    """``("equivalent", "partial") -> "Eq>Part"``, the column scheme of Tab. 3/4."""
+def pair_name(higher: str, lower: str) -> str:
+    """The name of a class pair in the paper's tables (the columns of Tab. 3 and 4): ``higher>lower`` abbreviated.
+
+    Example:
+        >>> pair_name("equivalent", "partial"), pair_name("exact", "invalid")
+        ('Eq>Part', 'Exact>Inv')
+    """
     return f"{ABBREVIATIONS[higher]}>{ABBREVIATIONS[lower]}"
 
 
@@ -325,13 +331,13 @@ def hard_pair_accuracy(
         absent = _missing(by_class, (higher, lower))
         if absent and missing == "raise":
             raise ValueError(
-                f"hard pair {_pair_name(higher, lower)}: class {', '.join(absent)} has no example in the data"
+                f"hard pair {pair_name(higher, lower)}: class {', '.join(absent)} has no example in the data"
             )
         if absent:
-            result[_pair_name(higher, lower)] = float("nan")
+            result[pair_name(higher, lower)] = float("nan")
             continue
         greater, _, count = _pair_counts(by_class, higher, lower)
-        result[_pair_name(higher, lower)] = greater / count
+        result[pair_name(higher, lower)] = greater / count
     return result
 
 
@@ -568,7 +574,7 @@ def report(
             row[f"Acc {key}"] = accuracy
         for higher, lower in SEPARABILITY_PAIRS:
             present = not _missing(by_class, (higher, lower))
-            row[f"AUC {_pair_name(higher, lower)}"] = (
+            row[f"AUC {pair_name(higher, lower)}"] = (
                 pair_auc(values, canonical, higher, lower) if present else float("nan")
             )
         if n_resamples > 0:
@@ -577,8 +583,7 @@ def report(
                 row[f"{name}_low"], row[f"{name}_high"] = low, high
         rows.append(row)
     table = pd.DataFrame(rows).set_index("metric")
-    table.attrs["signature"] = (
-        f"caplib.evaluation|labels:{label_column}|severity:App.C.2|pairs:25|ties:zero|"
-        f"bootstrap:{n_resamples}|confidence:{confidence}|seed:{seed}|numpy:{np.__version__}|scipy:{scipy.__version__}"
-    )
+    table.attrs["signature"] = str(Signature.of("caplib.evaluation", {
+        "labels": label_column, "severity": "App.C.2", "pairs": 25, "ties": "zero", "bootstrap": n_resamples,
+        "confidence": confidence, "seed": seed, "numpy": np.__version__, "scipy": scipy.__version__}))
     return table

@@ -1,7 +1,9 @@
 """Figures of the book: the taxonomy order, per-class score distributions (Fig. 3), the 25-pair violation matrix,
 the alpha/lambda sweep (Tab. 12) and the directional decomposition of CAP (Sec. 7.3).
 
-Every function returns a matplotlib ``Figure`` and draws nothing it did not compute from its arguments.
+Every function returns a matplotlib ``Figure`` and draws nothing it did not compute from its arguments. Importing
+this module changes no global setting: a chapter chooses the headless backend and PNG output with
+:func:`caplib.book.setup`.
 
 Example:
     >>> fig = violation_matrix({"exact": 0.9, "equivalent": 0.8, "alternative_correct": 0.4,
@@ -13,30 +15,12 @@ from __future__ import annotations
 
 from typing import Mapping, Sequence
 
-import matplotlib
-
-matplotlib.use("Agg")  # headless and deterministic: papermill and CI have no display
-
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
 from caplib.taxonomy import ABBREVIATIONS, HARD_PAIRS, LABELS, SEVERITY, STRICT_PAIRS, normalize_label
-
-
-def _show_figures_as_png() -> None:
-    """In a notebook kernel, render returned figures as PNG (``display(fig)`` or a cell's last expression)."""
-    try:
-        from IPython import get_ipython
-        from matplotlib_inline.backend_inline import set_matplotlib_formats
-    except ImportError:  # plain Python: nothing to display
-        return
-    if get_ipython() is not None:
-        set_matplotlib_formats("png")
-
-
-_show_figures_as_png()
 
 #: One colour per class, from most correct (green) to least correct (red), used in every figure.
 CLASS_COLORS: Mapping[str, str] = dict(

@@ -31,6 +31,7 @@ import pandas as pd
 
 from caplib import baselines
 from caplib.cache import cached_values
+from caplib.cap import CAPScorer
 from caplib.checkpoints import CheckpointNotAvailable
 from caplib.profiles import Profile, load_profile
 from caplib.runtime import Runtime
@@ -49,6 +50,7 @@ class ScoringJob:
     gold_column: str | None = "gold_answer"
     regenerate_statements: bool = False
     components: bool = True
+    cap_scorer: CAPScorer | None = None  #: a scorer the caller already holds (else one is built from the profile)
 
 
 #: A registered metric: a job -> (its score columns, or None when skipped; its report entry).
@@ -85,30 +87,30 @@ class ScoredFrame:
 
 def _score_cap(job: ScoringJob) -> tuple[pd.DataFrame | None, dict[str, Any]]:
     """CAP (Eq. 3) on the rows' own statements, or on statements made by the profile's generator."""
-    from caplib.cap import CAPScorer
-
     frame, profile = job.frame, job.profile
     given = {"premise", "hypothesis"} <= set(frame.columns)
     regenerate = job.regenerate_statements or not given
     if regenerate and (job.gold_column is None or not {"question", "answer"} <= set(frame.columns)):
         raise ValueError("CAP needs premise/hypothesis statements, or the columns question, gold answer and answer "
                          "to generate them")
-    if regenerate and profile.statement_model is None:
+    statement_model = profile.statement_model if job.cap_scorer is None else job.cap_scorer.statement_model
+    if regenerate and statement_model is None:
         raise ValueError(f"profile {profile.name!r} names no statement model; give premise/hypothesis columns")
     try:
         # the statements are given: load no generator
-        scorer = CAPScorer.from_profile(profile, job.runtime, **({} if regenerate else {"statement_model": None}))
+        scorer = job.cap_scorer if job.cap_scorer is not None else \
+            CAPScorer.from_profile(profile, job.runtime, **({} if regenerate else {"statement_model": None}))
     except CheckpointNotAvailable as exc:
         return None, {"status": "skipped", "reason": str(exc), "signature": None}
     if regenerate:
         result = scorer.answer_components(frame["question"], frame[job.gold_column], frame["answer"])
-        origin = f"regenerated with {profile.statement_model}"
+        origin = f"regenerated with {statement_model}"
     else:
         # Sec. 6.3: the released CAP-Correctness carries its statements; score those, as the paper did.
         result = scorer.components(frame["premise"], frame["hypothesis"])
         origin = "input columns premise (gold) and hypothesis (answer)"
-    entry = {"status": "scored", "signature": scorer.signature(), "statements": origin,
-             "truncated_pairs": int(scorer.nli.last_stats.get("truncated", 0))}
+    entry = {"status": "scored", "signature": scorer.signature(given_statements=not regenerate),
+             "statements": origin, "truncated_pairs": int(scorer.nli.last_stats.get("truncated", 0))}
     return (result if job.components else result[["cap"]]).set_index(frame.index), entry
 
 
@@ -153,13 +155,15 @@ def score_frame(
     regenerate_statements: bool = False,
     components: bool = True,
     runtime: Runtime | None = None,
+    cap_scorer: CAPScorer | None = None,
 ) -> ScoredFrame:
     """Add one score column per metric to ``frame`` under ``profile`` (name, YAML path or :class:`Profile`).
 
     Baselines compare ``gold_column`` with ``answer`` (COMET also reads ``question``); CAP scores the rows'
     ``premise``/``hypothesis`` statements when present, else (or with ``regenerate_statements``) generates them
     with the profile's statement generator. Unavailable metrics are skipped with their reason. ``runtime``
-    (device, batch size, cache, progress, ...) applies to every metric. Score columns the input already has (a
+    (device, batch size, cache, progress, ...) applies to every metric; ``cap_scorer`` is a
+    :class:`caplib.cap.CAPScorer` to use instead of building one from the profile (a chapter that holds one). Score columns the input already has (a
     file written by ``caplib score``) are replaced and listed in ``replaced``.
 
     Example:
@@ -168,7 +172,7 @@ def score_frame(
         [0.0]
     """
     job = ScoringJob(frame, load_profile(profile), runtime if runtime is not None else Runtime(), gold_column,
-                     regenerate_statements, components)
+                     regenerate_statements, components, cap_scorer)
     unknown = [name for name in metrics if name not in SCORERS]
     if unknown or not metrics:
         raise ValueError(f"unknown metric(s) {unknown or list(metrics)}; choose from {', '.join(METRIC_NAMES)}")

@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from caplib import data
+from caplib import book, data
 from caplib.data import (
     CORRECTNESS_COLUMNS,
     OFFICIAL_URLS,
@@ -431,7 +431,7 @@ def test_load_dataset_or_reason_gives_the_reason_a_chapter_shows(tmp_path, monke
     monkeypatch.setattr(data, "OFFICIAL_DIR", tmp_path)  # no official files here
     frame, reason = data.load_dataset_or_reason("cap_statements", "paper")
     assert frame is None and OFFICIAL_URLS["CAP-Statements.csv"] in reason and str(tmp_path) in reason
-    note = data.unavailable_note("CAP-Statements", reason)
+    note = book.unavailable_note("CAP-Statements", reason)
     assert note.startswith("**CAP-Statements is not available") and f"> {reason}" in note
     assert all(f"[{file}]({url})" in note for file, url in OFFICIAL_URLS.items()) and str(tmp_path) in note
     frame, reason = data.load_dataset_or_reason("cap_statements", "offline")

@@ -1,9 +1,12 @@
 """The book's figures draw what they are given: check the computed cells, not pixels."""
 
+import matplotlib
 import numpy as np
 import pandas as pd
 
 from caplib import plots
+
+matplotlib.use("Agg")  # importing caplib.plots chooses no backend (chapters call caplib.book.setup); draw headless
 from caplib.taxonomy import LABELS
 
 MEANS = {"exact": 0.9, "equivalent": 0.8, "alternative_correct": 0.4, "overinclusive_valid": 0.5,

@@ -81,6 +81,7 @@ from caplib.offline_nli.sources import (
 from caplib.offline_nli.train import evaluate, partial_label_loss, read_pairs, train_model, write_pairs
 
 __all__ = [
+    "BASE_MODEL",
     "ENV_DIR",
     "NOT_ENTAILMENT",
     "PAIR_KINDS",
@@ -93,20 +94,28 @@ __all__ = [
     "TrainingData",
     "antonym_swap",
     "artifact_dir",
+    "base_model_dir",
     "build",
     "derive_pairs",
     "ensure_backbone",
     "evaluate",
     "is_heldout",
     "leaked",
+    "load_nli_pairs",
+    "load_qa_items",
+    "load_reserved_questions",
     "load_training_data",
+    "main",
     "narrower_answer",
     "negate",
     "partial_label_loss",
     "question_type",
+    "read_pairs",
+    "split_data",
     "surface_variant",
     "train_model",
     "usable_items",
+    "write_pairs",
 ]
 # Also public, as before the split into modules (not in __all__): BASE_MODEL, base_model_dir, load_nli_pairs,
 # load_qa_items, load_reserved_questions, read_pairs, write_pairs, split_data, main.

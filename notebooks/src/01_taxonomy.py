@@ -15,14 +15,14 @@ profile = "offline"  # unused here: the taxonomy is the same in every profile
 record_to = "01_taxonomy.numbers.json"  # where this chapter records its key numbers
 
 # %%
-import json
-
 import pandas as pd
 from IPython.display import Markdown, display
 
-from caplib import plots
+from caplib import book, plots
 from caplib.taxonomy import (ABBREVIATIONS, DEFINITIONS, HARD_PAIRS, INSTRUCTIONS, LABELS, SEPARABILITY_PAIRS,
                              SEVERITY, STRICT_PAIRS)
+
+book.setup()
 
 # %% [markdown]
 # ## The eight classes
@@ -95,8 +95,7 @@ numbers = {
     "n_separability_pairs": len(SEPARABILITY_PAIRS),
     "severity": dict(SEVERITY),
 }
-with open(record_to, "w") as handle:
-    json.dump(numbers, handle, indent=2)
+book.record(numbers, record_to)
 numbers
 
 # %% [markdown]

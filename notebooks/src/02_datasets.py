@@ -32,29 +32,20 @@ jaccard_threshold = 0.9  # near-duplicate rule of B.5 (normalized-text Jaccard o
 record_to = "02_datasets.numbers.json"  # where this chapter records its key numbers
 
 # %%
-import json
-
 import pandas as pd
 from IPython.display import Markdown, display
 
-from caplib import data, evaluation, paper, plots
+from caplib import book, data, evaluation, paper, plots, text
 from caplib.taxonomy import LABELS
 
-
-if profile not in ("offline", "paper"):
-    raise ValueError(f"profile must be 'offline' or 'paper', got {profile!r}")
-
+book.setup()
 # the profile's files, or the reason they cannot be read; then the chosen split (all when None) and row_limit
-full_correctness, missing_correctness = data.load_dataset_or_reason("cap_correctness", profile, data_path,
-                                                                    splits_path)
-full_statements, missing_statements = data.load_dataset_or_reason("cap_statements", profile, statements_path,
-                                                                  statements_splits_path)
-correctness, statements = (None if frame is None else data.select_split(frame, split, row_limit)
-                           for frame in (full_correctness, full_statements))
-skipped = {name: reason for name, reason in
-           (("CAP-Correctness", missing_correctness), ("CAP-Statements", missing_statements)) if reason}
-for name, reason in skipped.items():
-    display(Markdown(data.unavailable_note(name, reason)))
+datasets = book.load_datasets(profile, split, row_limit, data_path=data_path, splits_path=splits_path,
+                              statements_path=statements_path, statements_splits_path=statements_splits_path)
+full_correctness, full_statements = datasets.full_correctness, datasets.full_statements
+correctness, statements, skipped = datasets.correctness, datasets.statements, dict(datasets.skipped)
+for note in datasets.notes:
+    display(Markdown(note))
 numbers = {"profile": profile, "split": split, "row_limit": row_limit}
 display(Markdown(f"Profile **{profile}**; CAP-Correctness rows used: "
                  f"**{'—' if correctness is None else len(correctness)}**, CAP-Statements rows used: "
@@ -183,7 +174,7 @@ if correctness is not None:
 
 # %%
 if statements is not None:
-    duplicates = data.near_duplicates(statements["question"].tolist(), threshold=jaccard_threshold)
+    duplicates = text.near_duplicates(statements["question"].tolist(), threshold=jaccard_threshold)
     numbers["near_duplicates"] = len(duplicates)
     display(Markdown(f"Near-duplicate questions at Jaccard ≥ {jaccard_threshold}: **{len(duplicates)}** of "
                      f"{len(statements)}."))
@@ -292,8 +283,7 @@ pd.concat([fig7, type_mean], axis=1).T
 # %%
 if skipped:
     numbers["skipped"] = "; ".join(f"{name}: {reason}" for name, reason in skipped.items())
-with open(record_to, "w") as handle:
-    json.dump(numbers, handle, indent=2)
+book.record(numbers, record_to)
 numbers
 
 # %% [markdown]

@@ -31,34 +31,27 @@ regenerate_statements = False  # True: make premise/hypothesis with the profile'
 record_to = "03_cap.numbers.json"
 
 # %%
-import json
-
 import numpy as np
 import pandas as pd
 from IPython.display import Markdown, display
 
-import caplib
-from caplib import data, paper, plots
-from caplib.cap import CAPScorer
-from caplib.evaluation import class_means, monotonicity_violations, pairwise_accuracy, rank_correlation
-from caplib.nli import CheckpointNotAvailable
+from caplib import book, data, paper, plots
 from caplib.profiles import load_profile
 from caplib.scoring import score_frame
-from caplib.statements import TemplateStatementGenerator, evaluate_statements
+from caplib.statements import evaluate_statements
 from caplib.sweep import sweep
 from caplib.taxonomy import LABELS
 
+runtime = book.setup(device, batch_size)
 settings = load_profile(profile)
 numbers = {"profile": profile, "alpha": alpha, "lam": lam, "skipped": {}}
 
-
-try:
-    scorer = CAPScorer.from_profile(settings, alpha=alpha, lam=lam, device=device, batch_size=batch_size,
-                                    statement_model=None)
-except CheckpointNotAvailable as exc:
-    scorer = None
-    numbers["skipped"]["cap"] = str(exc)
-    display(Markdown(f"**CAP cannot run in this environment:** {exc}"))
+# one scorer for the chapter, at this cell's alpha and lambda: its NLI model, its statement generator
+scorer, missing = book.cap_scorer(settings, runtime,
+                                  alpha=alpha, lam=lam)
+if scorer is None:
+    numbers["skipped"]["cap"] = missing
+    display(Markdown(f"**CAP cannot run in this environment:** {missing}"))
 
 # %% [markdown]
 # ## A worked example, computed live
@@ -75,9 +68,8 @@ poster = pd.DataFrame(
     }
 )
 if scorer is not None:
-    parts = scorer.score(poster["gold statement"], poster["prediction statement"], return_components=True)
-    worked = pd.concat([poster, parts.drop(columns=[c for c in parts.columns if c in ("cap_gold_index",)])], axis=1)
-    worked = worked.rename(columns={"cap": "CAP (this run)"})
+    parts = scorer.components(poster["gold statement"], poster["prediction statement"])
+    worked = pd.concat([poster, parts], axis=1).rename(columns={"cap": "CAP (this run)"})
     # Eq. 2-3 by hand from the six probabilities, to show nothing else happens:
     by_hand = alpha * (worked["cap_p_entail_fwd"] + lam * worked["cap_p_neutral_fwd"]) + (1 - alpha) * (
         worked["cap_p_entail_bwd"] + lam * worked["cap_p_neutral_bwd"])
@@ -95,29 +87,30 @@ if scorer is not None:
 # %%
 statements = data.load_dataset("cap_statements", profile, statements_path, statements_splits_path)
 test_statements = data.select_split(statements, "test")
-if settings.statement_model == "builtin:template":
-    generator, generator_name = TemplateStatementGenerator(), "template (rule-based)"
+generator, generator_missing = book.statement_generator(scorer, missing)  # the scorer's, built on first use
+generator_name = ("template (rule-based)" if settings.statement_model == "builtin:template" else
+                  settings.statement_model)
+if generator is None:
+    numbers["skipped"]["statements"] = generator_missing
+    display(Markdown(f"**No statement generator in this environment:** {generator_missing}"))
 else:
-    from caplib.statements import Seq2SeqStatementGenerator
-
-    generator, generator_name = Seq2SeqStatementGenerator(settings.statement_model, device=device), \
-        settings.statement_model
-generated = generator.generate(list(test_statements["question"]), list(test_statements["answer"]))
-quality = evaluate_statements(generated, list(test_statements["statement"]),
-                              question_types=list(test_statements["label_question_type"]))
-display(Markdown(f"Generator: **{generator_name}**, {len(test_statements)} test triples."))
-quality
+    generated = generator.generate(list(test_statements["question"]), list(test_statements["answer"]))
+    quality = evaluate_statements(generated, list(test_statements["statement"]),
+                                  question_types=list(test_statements["label_question_type"]))
+    display(Markdown(f"Generator: **{generator_name}**, {len(test_statements)} test triples."))
+    display(quality)
 
 # %%
-overall = quality.iloc[0] if "overall" not in quality.index else quality.loc["overall"]
-comparison = pd.DataFrame(
-    {"paper (mT5-small, Sec. 4)": [96.64, 98.08, 76.7],
-     f"this run ({generator_name})": [100 * overall["bleu"], 100 * overall["rouge_l"], 100 * overall["em"]]},
-    index=["BLEU", "ROUGE-L", "Exact match (%)"],
-).round(2)
-numbers["statements"] = {"generator": generator_name, "n": int(len(test_statements)),
-                         **{k: float(overall[k]) for k in ("bleu", "rouge_l", "em")}}
-comparison
+if generator is not None:
+    overall = quality.iloc[0] if "overall" not in quality.index else quality.loc["overall"]
+    comparison = pd.DataFrame(
+        {"paper (mT5-small, Sec. 4)": [96.64, 98.08, 76.7],
+         f"this run ({generator_name})": [100 * overall["bleu"], 100 * overall["rouge_l"], 100 * overall["em"]]},
+        index=["BLEU", "ROUGE-L", "Exact match (%)"],
+    ).round(2)
+    numbers["statements"] = {"generator": generator_name, "n": int(len(test_statements)),
+                             **{k: float(overall[k]) for k in ("bleu", "rouge_l", "em")}}
+    display(comparison)
 
 # %% [markdown]
 # A rule-based generator cannot match a fine-tuned seq2seq model on exact match: it is transparent and offline,
@@ -133,24 +126,14 @@ comparison
 rows = data.load_dataset("cap_correctness", profile, data_path, splits_path)
 evaluation_rows = data.select_split(rows, split, row_limit)
 if scorer is not None:
-    scored = score_frame(evaluation_rows, settings, metrics=("cap",), regenerate_statements=regenerate_statements,
-                         device=device, batch_size=batch_size)
-    frame = scored.frame
-    if alpha != settings.alpha or lam != settings.lam:  # the parameters cell overrides the profile's weights
-        frame["cap"] = caplib.cap.cap(frame[["cap_p_entail_fwd", "cap_p_neutral_fwd", "cap_p_contra_fwd"]],
-                                      frame[["cap_p_entail_bwd", "cap_p_neutral_bwd", "cap_p_contra_bwd"]],
-                                      alpha=alpha, lam=lam)
-    means = class_means(frame["cap"], frame["label_semantic"])
-    spearman, kendall = rank_correlation(frame["cap"], frame["label_semantic"])
-    numbers["cap"] = {
-        "split": split, "n": int(len(frame)), "class_means": means, "spearman": spearman, "kendall": kendall,
-        "pairwise_accuracy": pairwise_accuracy(frame["cap"], frame["label_semantic"]),
-        "violations": [list(pair) for pair in monotonicity_violations(means)],
-        "signature": scored.signatures["cap"],
-    }
-    display(Markdown(f"`{scored.signatures['cap']}`"))
+    scored = score_frame(evaluation_rows, settings, ["cap"], regenerate_statements=regenerate_statements,
+                         cap_scorer=scorer)
+    frame, signature = scored.frame, str(scored.signatures["cap"])
+    measures = book.class_summary(frame["cap"], frame["label_semantic"])
+    numbers["cap"] = {"split": split, "n": int(len(frame)), **measures, "signature": signature}
+    display(Markdown(f"`{signature}`"))
     display(plots.class_distributions(frame, ["cap"]))
-    display(pd.DataFrame({"mean CAP": means}).reindex(LABELS).round(3).T)
+    display(pd.DataFrame({"mean CAP": measures["class_means"]}).reindex(LABELS).round(3).T)
 
 # %% [markdown]
 # ## Step 3: the α/λ sweep (Tab. 12) on the validation split
@@ -161,10 +144,9 @@ if scorer is not None:
 # %%
 validation_rows = data.select_split(rows, "validation") if "split" in rows else rows.iloc[0:0]
 if scorer is not None and len(validation_rows):
-    parts = score_frame(validation_rows, settings, metrics=("cap",), regenerate_statements=regenerate_statements,
-                        device=device, batch_size=batch_size).frame
-    forward = parts[["cap_p_entail_fwd", "cap_p_neutral_fwd", "cap_p_contra_fwd"]].to_numpy()
-    backward = parts[["cap_p_entail_bwd", "cap_p_neutral_bwd", "cap_p_contra_bwd"]].to_numpy()
+    parts = score_frame(validation_rows, settings, ["cap"], regenerate_statements=regenerate_statements,
+                        cap_scorer=scorer).frame
+    forward, backward = book.probabilities(parts)  # CAP is recomputed from these over the grid
     grid = sweep(forward, backward, parts["label_semantic"])
     display(plots.sweep_heatmap(grid, "spearman", title="Spearman over the grid (validation split)"))
     display(plots.sweep_heatmap(grid, "pairwise_accuracy", title="Pairwise accuracy over the grid (validation split)"))
@@ -186,8 +168,7 @@ if scorer is not None and len(validation_rows):
         f"the paper's values, as a reproduction should."))
 
 # %%
-with open(record_to, "w") as handle:
-    json.dump(numbers, handle, indent=2, default=float)
+book.record(numbers, record_to)
 {key: value for key, value in numbers.items() if key != "sweep"}
 
 # %% [markdown]

@@ -29,20 +29,12 @@ metrics = ["cap", "bleu", "rouge_l", "meteor", "bertscore", "comet", "em", "acc"
 record_to = "04_baselines.numbers.json"  # where this chapter records its key numbers
 
 # %%
-import json
-import warnings
-
 import pandas as pd
 from IPython.display import Markdown, display
 
-from caplib import evaluation, paper, plots
-from caplib.data import load_dataset, select_split
-from caplib.scoring import score_frame
-from caplib.taxonomy import LABELS
+from caplib import book, evaluation, paper, plots
 
-warnings.filterwarnings("ignore", message="IProgress not found")  # tqdm without ipywidgets; no bars drawn here
-
-numbers = {"profile": profile, "split": split, "scale": "x100", "signatures": {}, "skipped": {}}
+runtime = book.setup(device, batch_size, allow_unpinned)
 
 # %% [markdown]
 # ## Data and scores
@@ -53,26 +45,13 @@ numbers = {"profile": profile, "split": split, "scale": "x100", "signatures": {}
 # other metrics compare the gold answer with the candidate answer (App. C.2).
 
 # %%
-try:  # the bundled sample offline, the official files in data/official/ for the paper profile
-    data = load_dataset("cap_correctness", profile, data_path, splits_path)
-except FileNotFoundError as missing:
-    data = None
-    numbers["skipped"]["data"] = str(missing)
-    display(Markdown(f"**No data, nothing computed.** {missing}."))
-
-if data is not None:
-    rows = select_split(data, split, row_limit)
-    scored = score_frame(rows, profile, metrics, components=True, device=device, batch_size=batch_size,
-                         allow_unpinned=allow_unpinned, progress=False)
-    run = [metric for metric in metrics if metric in scored.signatures]  # the metrics that ran, in order
-    numbers["signatures"] = dict(scored.signatures)
-    numbers["skipped"] = dict(scored.skipped)
-    numbers["n_rows"] = len(rows)
-    numbers["class_counts"] = {label: int((rows["label_semantic"] == label).sum()) for label in LABELS}
-    display(Markdown(f"**{len(rows)} rows** of split `{split}`"
-                     + ("" if "split" in data.columns else " (no splits file given: all rows)")
-                     + (f", first {row_limit} only (`row_limit`)" if row_limit else "")
-                     + f"; classes: {numbers['class_counts']}."))
+scores = book.score_split(profile, metrics, split=split, row_limit=row_limit, data_path=data_path,
+                          splits_path=splits_path, runtime=runtime)
+run = scores.run  # the metrics that ran, in order
+numbers = {"profile": profile, "split": split, "scale": "x100", **scores.numbers}
+if scores.available:
+    numbers["class_counts"] = scores.class_counts
+display(Markdown(scores.summary))
 
 # %% [markdown]
 # ## Which model each metric used, and which could not run
@@ -84,14 +63,14 @@ if data is not None:
 # checkpoint. A metric that cannot run is skipped with its reason, never given a made-up score.
 
 # %%
-if data is not None:
+if scores.available:
     status = pd.DataFrame(
-        [(metric, "scored", scored.signatures[metric]) if metric in scored.signatures
-         else (metric, "skipped", scored.skipped[metric]) for metric in metrics],
+        [(metric, "scored", scores.signatures[metric]) if metric in run
+         else (metric, "skipped", scores.skipped[metric]) for metric in metrics],
         columns=["metric", "status", "signature / reason"],
     )
-    if "cap" in scored.metrics:
-        display(Markdown(f"CAP's statements: {scored.metrics['cap'].get('statements', 'none (skipped)')}."))
+    if "cap" in scores.scored.metrics:
+        display(Markdown(f"CAP's statements: {scores.scored.metrics['cap'].get('statements', 'none (skipped)')}."))
     display(status.style.hide(axis="index").set_properties(**{"text-align": "left"}))
 
 # %% [markdown]
@@ -102,8 +81,8 @@ if data is not None:
 # `exact` rows and 0 almost everywhere else, and separating the top class from the rest alone buys a sizeable rho.
 
 # %%
-if data is not None:
-    table = evaluation.report(scored.frame, run, "label_semantic")
+if scores.available:
+    table = evaluation.report(scores.frame, run, "label_semantic")
     numbers["signatures"]["evaluation"] = table.attrs["signature"]
     reported = paper.load_table(2).set_index("metric")
     headers = {"spearman": "Spearman ρ", "kendall": "Kendall τ", "pairwise_accuracy": "Pairwise Acc."}
@@ -119,7 +98,7 @@ if data is not None:
 # The same numbers as bars: does CAP stand apart from the baselines in this run as it does in the paper?
 
 # %%
-if data is not None:
+if scores.available:
     bars = tab2["Spearman ρ"].dropna(how="all")
     fig = plots.grouped_bars(bars, "Spearman's rho x100 (Tab. 2): paper vs this run", ylabel="rho x100")
     display(fig)
@@ -134,11 +113,11 @@ if data is not None:
 # interval is left empty and its reason recorded under `skipped`.
 
 # %%
-if data is not None:
+if scores.available:
     for m in run:
         for name in ("spearman", "kendall"):
             try:
-                _, low, high = evaluation.bootstrap_ci(name, scored.frame[m], scored.frame["label_semantic"],
+                _, low, high = evaluation.bootstrap_ci(name, scores.frame[m], scores.frame["label_semantic"],
                                                        n_resamples=n_resamples, confidence=confidence, seed=seed)
             except ValueError as error:
                 low = high = float("nan")
@@ -168,7 +147,7 @@ if data is not None:
 # lies *above* a baseline's (CAP's lower end above the baseline's upper end), *below* it, or the two overlap.
 
 # %%
-if data is not None and "cap" in run:
+if "cap" in run:
     cap_low, cap_high = table.loc["cap", "spearman_low"], table.loc["cap", "spearman_high"]
     position = {m: "above" if cap_low > table.loc[m, "spearman_high"] else
                 "below" if cap_high < table.loc[m, "spearman_low"] else "overlap"
@@ -182,8 +161,8 @@ if data is not None and "cap" in run:
         + "; ".join(f"{where} {', '.join(plots.PRINTED_METRIC[m] for m, w in position.items() if w == where)}"
                     for where in ("above", "overlap", "below") if where in position.values())
         + " (the paper: above all five)."))
-elif data is not None:
-    display(Markdown(f"**CAP did not run here**: {scored.skipped.get('cap', 'not in `metrics`')}."))
+elif scores.available:
+    display(Markdown(scores.not_run("cap")))
 
 # %% [markdown]
 # ## Fig. 3: score distributions per class
@@ -192,8 +171,8 @@ elif data is not None:
 # COMET. EM and ACC are 0/1 scores, so their boxes are degenerate: read the dots.
 
 # %%
-if data is not None:
-    fig = plots.class_distributions(scored.frame, run, columns=4)
+if scores.available:
+    fig = plots.class_distributions(scores.frame, run, columns=4)
     display(fig)
 
 # %% [markdown]
@@ -208,7 +187,7 @@ if data is not None:
 # chance level of 50 in pairwise accuracy, and CAP clearly above them.
 
 # %%
-if data is not None and "cap" in run:
+if "cap" in run:
     ranked = sorted(run, key=lambda m: -table.loc[m, "pairwise_accuracy"])
     paper_ranked = paper.load_table(2).sort_values("pairwise_accuracy", ascending=False)
     display(Markdown(
@@ -221,8 +200,7 @@ if data is not None and "cap" in run:
            f"Here CAP is not the best: {plots.PRINTED_METRIC[ranked[0]]} is ahead of it.")))
 
 # %%
-with open(record_to, "w") as handle:
-    json.dump(numbers, handle, indent=2)
+book.record(numbers, record_to)
 {"n_rows": numbers.get("n_rows"), "best_by_spearman": numbers.get("best_by_spearman"), "skipped": numbers["skipped"],
  "spearman": {m: round(entry["spearman"], 2) for m, entry in numbers.get("tab2", {}).items()}}
 

@@ -18,36 +18,24 @@ profile = "offline"  # "offline" (packaged models, bundled sample) or "paper" (o
 data_path = None  # CAP-Correctness CSV; None: the profile's default (offline: bundled sample; paper: data/official/)
 splits_path = None  # its row_id,split file; None: the profile's default
 split = "test"  # the paper's headline split (Sec. 6.3)
+row_limit = None  # smoke runs: only the first N rows of the split
 seed = 0  # bootstrap seed of CAP's AUC intervals
 n_resamples = 1000  # bootstrap resamples of CAP's AUC intervals (the paper reports none for Tab. 3)
 device = None  # None: CUDA when available, else CPU
 batch_size = 16  # NLI / BERTScore batch size (App. C.2)
 allow_unpinned = True  # paper profile: no Hub revisions are published; signatures record the commit used
-row_limit = None  # smoke runs: only the first N rows of the split
 metrics = ["cap", "bleu", "rouge_l", "meteor", "bertscore", "comet", "em", "acc"]
 record_to = "05_monotonicity.numbers.json"  # where this chapter records its key numbers
 
 # %%
-import json
-import warnings
-
 import pandas as pd
 from IPython.display import Markdown, display
 
-from caplib import evaluation, paper, plots
-from caplib.data import load_dataset, select_split
-from caplib.scoring import score_frame
-from caplib.taxonomy import ABBREVIATIONS, LABELS, SEVERITY
+from caplib import book, evaluation, paper, plots
+from caplib.evaluation import pair_name
+from caplib.taxonomy import LABELS, SEVERITY
 
-warnings.filterwarnings("ignore", message="IProgress not found")  # tqdm without ipywidgets; no bars drawn here
-
-numbers = {"profile": profile, "split": split, "scale": "x100", "signatures": {}, "skipped": {}}
-
-
-def pair_key(higher: str, lower: str) -> str:
-    """``("exact", "invalid") -> "Exact>Inv"``: the pair names of Tab. 3 and 4."""
-    return f"{ABBREVIATIONS[higher]}>{ABBREVIATIONS[lower]}"
-
+runtime = book.setup(device, batch_size, allow_unpinned)
 
 # %% [markdown]
 # ## Data and scores
@@ -56,28 +44,15 @@ def pair_key(higher: str, lower: str) -> str:
 # files in `data/official/`. CAP scores the rows' own statements; the baselines compare gold and candidate answers.
 
 # %%
-try:  # the bundled sample offline, the official files in data/official/ for the paper profile
-    data = load_dataset("cap_correctness", profile, data_path, splits_path)
-except FileNotFoundError as missing:
-    data = None
-    numbers["skipped"]["data"] = str(missing)
-    display(Markdown(f"**No data, nothing computed.** {missing}."))
-
-if data is not None:
-    rows = select_split(data, split, row_limit)
-    scored = score_frame(rows, profile, metrics, components=True, device=device, batch_size=batch_size,
-                         allow_unpinned=allow_unpinned, progress=False)
-    run = [metric for metric in metrics if metric in scored.signatures]  # the metrics that ran, in order
-    numbers["signatures"] = dict(scored.signatures)
-    numbers["skipped"] = dict(scored.skipped)
-    numbers["n_rows"] = len(rows)
-    table = evaluation.report(scored.frame, run, "label_semantic")
+numbers = {"profile": profile, "split": split, "scale": "x100"}
+scores = book.score_split(profile, metrics, split=split, row_limit=row_limit, data_path=data_path,
+                          splits_path=splits_path, runtime=runtime)
+run = scores.run  # the metrics that ran, in order
+numbers |= scores.numbers
+if scores.available:
+    table = evaluation.report(scores.frame, run, "label_semantic")
     numbers["signatures"]["evaluation"] = table.attrs["signature"]
-    display(Markdown(f"**{len(rows)} rows** of split `{split}`"
-                     + ("" if "split" in data.columns else " (no splits file given: all rows)")
-                     + (f", first {row_limit} only (`row_limit`)" if row_limit else "")
-                     + f". Scored: {', '.join(run)}."
-                     + "".join(f"\n\n**{m} skipped**: {reason}" for m, reason in scored.skipped.items())))
+display(Markdown(scores.summary))
 
 # %% [markdown]
 # ## Class means
@@ -87,8 +62,8 @@ if data is not None:
 # shown as a reference, not as the same experiment.
 
 # %%
-if data is not None:
-    means = {m: evaluation.class_means(scored.frame[m], scored.frame["label_semantic"]) for m in run}
+if scores.available:
+    means = {m: evaluation.class_means(scores.frame[m], scores.frame["label_semantic"]) for m in run}
     tab17 = paper.reported_class_means(17, "Synthetic")
     class_table = pd.DataFrame({"severity": [SEVERITY[c] for c in LABELS]}, index=LABELS)
     class_table["CAP (paper, Tab. 17)"] = [tab17[c] for c in LABELS]
@@ -106,7 +81,7 @@ if data is not None:
 # for the baseline with the fewest violations (ties broken by Spearman's rho).
 
 # %%
-if data is not None:
+if scores.available:
     baselines_run = [m for m in run if m != "cap"]
     best = min(baselines_run, key=lambda m: (table.loc[m, "violations"], -table.loc[m, "spearman"]),
                default=None)
@@ -117,7 +92,7 @@ if data is not None:
                                                      f"{int(table.loc[m, 'ordered_pairs'])} violations (hatched)")
         display(fig)
     if "cap" not in run:
-        display(Markdown(f"**CAP did not run here**: {scored.skipped.get('cap', 'not in `metrics`')}."))
+        display(Markdown(scores.not_run("cap")))
 
 # %% [markdown]
 # ## Tab. 14: violation counts and rates
@@ -126,7 +101,7 @@ if data is not None:
 # means; they are derived from those means here (`caplib.evaluation.monotonicity_violations`).
 
 # %%
-if data is not None:
+if scores.available:
     reported = paper.load_table(14).set_index("metric")
     paper_cap_pairs = evaluation.monotonicity_violations(tab17)
     tab14 = pd.DataFrame(index=[plots.PRINTED_METRIC[m] for m in metrics])
@@ -137,14 +112,14 @@ if data is not None:
     tab14["rate (paper)"] = reported["violation_rate"].reindex(tab14.index)
     tab14["rate (this run)"] = [100 * table.loc[m, "violation_rate"] if m in run else float("nan") for m in metrics]
     violating = {m: evaluation.monotonicity_violations(means[m], missing="skip") for m in run}
-    tab14["violating pairs (this run)"] = [", ".join(pair_key(*p) for p in violating[m]) if m in run else "skipped"
+    tab14["violating pairs (this run)"] = [", ".join(pair_name(*p) for p in violating[m]) if m in run else "skipped"
                                            for m in metrics]
-    tab14["violating pairs (paper)"] = [", ".join(pair_key(*p) for p in paper_cap_pairs) if m == "cap" else ""
+    tab14["violating pairs (paper)"] = [", ".join(pair_name(*p) for p in paper_cap_pairs) if m == "cap" else ""
                                         for m in metrics]
     numbers["tab14"] = {m: {"violations": int(table.loc[m, "violations"]),
                             "ordered_pairs": int(table.loc[m, "ordered_pairs"]),
                             "violation_rate": 100 * float(table.loc[m, "violation_rate"]),
-                            "pairs": [pair_key(*p) for p in violating[m]]} for m in run}
+                            "pairs": [pair_name(*p) for p in violating[m]]} for m in run}
     display(tab14.style.format("{:.2f}", na_rep="–", subset=["rate (paper)", "rate (this run)"]))
 
 # %% [markdown]
@@ -156,17 +131,17 @@ if data is not None:
 # metric such as EM ties on most pairs, which pulls its AUC towards 50.
 
 # %%
-if data is not None:
+if scores.available:
     reported = paper.load_table(3)
     tab3 = pd.DataFrame({"pair": reported["comparison"], "CAP (paper)": reported["cap_auc"]})
-    keys = [pair_key(h, l) for h, l in zip(reported["higher"], reported["lower"])]
+    keys = [pair_name(h, l) for h, l in zip(reported["higher"], reported["lower"])]
     if "cap" in run:
         intervals = []
         for key, higher, lower in zip(keys, reported["higher"], reported["lower"]):
             point = 100 * table.loc["cap", f"AUC {key}"]
             try:
                 _, low, high = evaluation.bootstrap_ci(lambda s, l, h=higher, o=lower: evaluation.pair_auc(s, l, h, o),
-                                                       scored.frame["cap"], scored.frame["label_semantic"],
+                                                       scores.frame["cap"], scores.frame["label_semantic"],
                                                        n_resamples=n_resamples, seed=seed)
             except ValueError as error:  # a class absent from the data or from a resample (tiny row_limit)
                 low = high = float("nan")
@@ -195,9 +170,9 @@ if data is not None:
 # differ by less than that may flip either way: the violation matrix shows the margin of every pair.
 
 # %%
-if data is not None and "cap" in run:
-    cap_pairs = {pair_key(*p) for p in violating["cap"]}
-    expected = {pair_key(*p) for p in paper_cap_pairs}
+if "cap" in run:
+    cap_pairs = {pair_name(*p) for p in violating["cap"]}
+    expected = {pair_name(*p) for p in paper_cap_pairs}
     display(Markdown(
         f"CAP violates **{len(cap_pairs)}** of {int(table.loc['cap', 'ordered_pairs'])} pairs in this run "
         f"(paper: 4/25); the best baseline, {plots.PRINTED_METRIC[best]}, "
@@ -207,8 +182,7 @@ if data is not None and "cap" in run:
         f"{', '.join(sorted(expected - cap_pairs)) or 'none'}."))
 
 # %%
-with open(record_to, "w") as handle:
-    json.dump(numbers, handle, indent=2)
+book.record(numbers, record_to)
 {"n_rows": numbers.get("n_rows"), "best_baseline": numbers.get("best_baseline"), "skipped": numbers["skipped"],
  "violations": {m: entry["violations"] for m, entry in numbers.get("tab14", {}).items()}}
 

@@ -30,23 +30,16 @@ focus = ["overinclusive_valid", "partial"]  # the classes drawn in the direction
 record_to = "06_hard_pairs.numbers.json"  # where this chapter records its key numbers
 
 # %%
-import json
-import warnings
-
 import numpy as np
 import pandas as pd
 from IPython.display import Markdown, display
 
-from caplib import evaluation, paper, plots
-from caplib.cap import cap
-from caplib.data import load_dataset, select_split
+from caplib import book, evaluation, paper, plots
+from caplib.cap import PROBABILITY_COMPONENTS, cap
 from caplib.profiles import load_profile
-from caplib.scoring import score_frame
 from caplib.taxonomy import LABELS
 
-warnings.filterwarnings("ignore", message="IProgress not found")  # tqdm without ipywidgets; no bars drawn here
-
-numbers = {"profile": profile, "split": split, "scale": "x100", "signatures": {}, "skipped": {}}
+runtime = book.setup(device, batch_size, allow_unpinned)
 HARD = list(paper.load_table(4).columns[1:])  # "Eq>Part", "OV>Part", "OV>OI", "Alt>Inv"
 
 # %% [markdown]
@@ -56,27 +49,13 @@ HARD = list(paper.load_table(4).columns[1:])  # "Eq>Part", "OV>Part", "OV>OI", "
 # directions and the directional scores D of Eq. 2.
 
 # %%
-try:  # the bundled sample offline, the official files in data/official/ for the paper profile
-    data = load_dataset("cap_correctness", profile, data_path, splits_path)
-except FileNotFoundError as missing:
-    data = None
-    numbers["skipped"]["data"] = str(missing)
-    display(Markdown(f"**No data, nothing computed.** {missing}."))
-
-if data is not None:
-    rows = select_split(data, split, row_limit)
-    scored = score_frame(rows, profile, metrics, components=True, device=device, batch_size=batch_size,
-                         allow_unpinned=allow_unpinned, progress=False)
-    run = [metric for metric in metrics if metric in scored.signatures]  # the metrics that ran, in order
-    frame, labels = scored.frame, scored.frame["label_semantic"]
-    numbers["signatures"] = dict(scored.signatures)
-    numbers["skipped"] = dict(scored.skipped)
-    numbers["n_rows"] = len(rows)
-    display(Markdown(f"**{len(rows)} rows** of split `{split}`"
-                     + ("" if "split" in data.columns else " (no splits file given: all rows)")
-                     + (f", first {row_limit} only (`row_limit`)" if row_limit else "")
-                     + f". Scored: {', '.join(run)}."
-                     + "".join(f"\n\n**{m} skipped**: {reason}" for m, reason in scored.skipped.items())))
+scores = book.score_split(profile, metrics, split=split, row_limit=row_limit, data_path=data_path,
+                          splits_path=splits_path, runtime=runtime)
+run = scores.run  # the metrics that ran, in order
+numbers = {"profile": profile, "split": split, "scale": "x100", **scores.numbers}
+if scores.available:
+    frame, labels = scores.frame, scores.frame["label_semantic"]
+display(Markdown(scores.summary))
 
 # %% [markdown]
 # ## Tab. 4: accuracy on the hard pairs
@@ -85,7 +64,7 @@ if data is not None:
 # pair the wrong way round.
 
 # %%
-if data is not None:
+if scores.available:
     accuracy = {m: evaluation.hard_pair_accuracy(frame[m], labels) for m in run}
     reported = paper.load_table(4).set_index("metric")
     tab4 = pd.DataFrame(index=[plots.PRINTED_METRIC[m] for m in metrics])
@@ -101,7 +80,7 @@ if data is not None:
 # `seed`) answers for this sample.
 
 # %%
-if data is not None and "cap" in run:
+if "cap" in run:
     numbers["n_resamples"], numbers["seed"] = n_resamples, seed
     try:
         point, low, high = evaluation.bootstrap_ci(lambda s, l: evaluation.hard_pair_accuracy(s, l)["OV>Part"],
@@ -115,9 +94,8 @@ if data is not None and "cap" in run:
                    "not distinguishable from chance")
         display(Markdown(f"CAP, OV > Part: **{100 * point:.2f}** (95% CI [{100 * low:.2f}, {100 * high:.2f}], "
                          f"{n_resamples} resamples): {verdict} in this run; the paper: 16.34."))
-elif data is not None:
-    display(Markdown(f"**CAP did not run here**: {scored.skipped.get('cap', 'not in `metrics`')}. The rest of "
-                     "this chapter decomposes CAP and is skipped."))
+elif scores.available:
+    display(Markdown(f"{scores.not_run('cap')} The rest of this chapter decomposes CAP and is skipped."))
 
 # %% [markdown]
 # ## The two directions, class by class
@@ -127,11 +105,10 @@ elif data is not None:
 # `overinclusive_valid` the mirror image: mostly neutral g->p, entailed p->g.
 
 # %%
-if data is not None and "cap" in run:
+if "cap" in run:
+    printed = [f"P_{label}({direction})" for direction in ("g->p", "p->g") for label in ("ent", "neu", "con")]
     columns = {"cap_d_forward": "D(g->p)", "cap_d_backward": "D(p->g)", "cap": "CAP",
-               "cap_p_entail_fwd": "P_ent(g->p)", "cap_p_neutral_fwd": "P_neu(g->p)",
-               "cap_p_contra_fwd": "P_con(g->p)", "cap_p_entail_bwd": "P_ent(p->g)",
-               "cap_p_neutral_bwd": "P_neu(p->g)", "cap_p_contra_bwd": "P_con(p->g)"}
+               **dict(zip(PROBABILITY_COMPONENTS, printed))}  # forward first, entail/neutral/contra within
     directional = (100 * frame.groupby("label_semantic")[list(columns)].mean()).reindex(LABELS).dropna(how="all")
     directional = directional.rename(columns=columns).rename_axis("class")
     directional.insert(2, "D(g->p) - D(p->g)", directional["D(g->p)"] - directional["D(p->g)"])
@@ -147,7 +124,7 @@ if data is not None and "cap" in run:
 # D(p->g)), whatever the taxonomy says.
 
 # %%
-if data is not None and "cap" in run:
+if "cap" in run:
     alpha = load_profile(profile).alpha
     fig = plots.directional_scatter(frame["cap_d_forward"], frame["cap_d_backward"], labels, classes=focus,
                                     alpha=alpha)
@@ -164,10 +141,9 @@ if data is not None and "cap" in run:
 # better than a partial one, and weighting p->g more helps OI there.
 
 # %%
-if data is not None and "cap" in run:
+if "cap" in run:
     lam = load_profile(profile).lam
-    forward = frame[["cap_p_entail_fwd", "cap_p_neutral_fwd", "cap_p_contra_fwd"]].to_numpy()
-    backward = frame[["cap_p_entail_bwd", "cap_p_neutral_bwd", "cap_p_contra_bwd"]].to_numpy()
+    forward, backward = book.probabilities(frame)
     assert np.allclose(cap(forward, backward, alpha=alpha, lam=lam), frame["cap"]), "components do not give CAP"
     sweep = {}
     for a in alphas:
@@ -188,7 +164,7 @@ if data is not None and "cap" in run:
                                                                            "pairwise_accuracy"]))
 
 # %%
-if data is not None and "cap" in run:
+if "cap" in run:
     fig = plots.alpha_curves(by_alpha[HARD + ["Part>OI"]], f"CAP's pair accuracy by alpha (lambda = {lam:g}; "
                                                            f"dashed: alpha = {alpha:g})", marked=alpha)
     display(fig)
@@ -209,7 +185,7 @@ if data is not None and "cap" in run:
 # different difficulty, as in the paper.
 
 # %%
-if data is not None and "cap" in run:
+if "cap" in run:
     means = numbers["directional_means"]
     ov, part = means.get("overinclusive_valid"), means.get("partial")
     if ov and part:
@@ -224,8 +200,7 @@ if data is not None and "cap" in run:
               f"{sweep[max(alphas)]['OV>Part']:.1f} at alpha = {max(alphas):g}."))
 
 # %%
-with open(record_to, "w") as handle:
-    json.dump(numbers, handle, indent=2)
+book.record(numbers, record_to)
 {key: numbers[key] for key in ("n_rows", "cap_ov_part_ci", "paper_mechanism_holds", "skipped") if key in numbers}
 
 # %% [markdown]

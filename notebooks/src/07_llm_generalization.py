@@ -22,17 +22,15 @@ llm_model = None  # the model name that endpoint serves
 record_to = "07_llm_generalization.numbers.json"
 
 # %%
-import json
-
 import pandas as pd
 from IPython.display import Markdown, display
 
-from caplib import data, paper, plots
-from caplib.evaluation import class_means, monotonicity_violations, pairwise_accuracy, rank_correlation
+from caplib import book, data, paper, plots
+from caplib.evaluation import class_means, monotonicity_violations
 from caplib.llm_answers import ANSWER_PROMPT, OpenAICompatibleClient, collect_answers
-from caplib.scoring import score_frame
 from caplib.taxonomy import ABBREVIATIONS, LABELS, STRICT_PAIRS
 
+runtime = book.setup(device, batch_size)
 numbers = {"profile": profile, "skipped": {}}
 
 # %% [markdown]
@@ -89,13 +87,12 @@ display(Markdown(f"**{len(answers)} answers** from {', '.join(numbers['models'])
 display(plots.counts_bar(counts, "Bundled LLM answers per class (blind labels)"))
 
 # %%
-scored = score_frame(answers, profile, metrics=metrics, regenerate_statements=True, device=device,
-                     batch_size=batch_size)
-numbers["signatures"], numbers["skipped"] = scored.signatures, scored.skipped
-for metric, reason in scored.skipped.items():
-    display(Markdown(f"**{metric} skipped:** {reason}"))
-scored_metrics = [m for m in metrics if m in scored.frame.columns]
-table = pd.DataFrame({m: class_means(scored.frame[m], scored.frame["label_semantic"]) for m in scored_metrics})
+scores = book.score_rows(answers, profile, metrics, regenerate_statements=True, runtime=runtime)
+numbers["signatures"], numbers["skipped"] = scores.signatures, scores.skipped
+if scores.notes:
+    display(Markdown(scores.notes))
+scored_metrics, labels = scores.run, scores.frame["label_semantic"]
+table = pd.DataFrame({m: class_means(scores.frame[m], labels) for m in scored_metrics})
 table = table.reindex(present)
 table["n"] = counts[present]
 (table[scored_metrics] * 100).round(2).assign(n=table["n"])
@@ -108,18 +105,10 @@ table["n"] = counts[present]
 comparable = [(h, l) for h, l in STRICT_PAIRS if h in present and l in present]
 summary = {}
 for metric in scored_metrics:
-    means = class_means(scored.frame[metric], scored.frame["label_semantic"])
-    violated = monotonicity_violations(means, missing="skip")
-    spearman, kendall = rank_correlation(scored.frame[metric], scored.frame["label_semantic"])
-    summary[metric] = {
-        "violations": len(violated),
-        "comparable_pairs": len(comparable),
-        "violating_pairs": [list(pair) for pair in violated],
-        "spearman": spearman,
-        "kendall": kendall,
-        "pairwise_accuracy": pairwise_accuracy(scored.frame[metric], scored.frame["label_semantic"]),
-        "class_means": means,
-    }
+    measures = book.class_summary(scores.frame[metric], labels, missing="skip")
+    violated, means = measures.pop("violations"), measures.pop("class_means")
+    summary[metric] = {"violations": len(violated), "comparable_pairs": len(comparable), "violating_pairs": violated,
+                       **measures, "class_means": means}
 numbers["sample"] = summary
 pd.DataFrame({m: {k: v for k, v in s.items() if k not in ("class_means",)} for m, s in summary.items()}).T
 
@@ -148,8 +137,7 @@ else:
                      "nothing is collected in this run."))
 
 # %%
-with open(record_to, "w") as handle:
-    json.dump(numbers, handle, indent=2, default=float)
+book.record(numbers, record_to)
 {k: v for k, v in numbers.items() if k != "sample"}
 
 # %% [markdown]

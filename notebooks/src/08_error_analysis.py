@@ -36,26 +36,22 @@ import json
 import pandas as pd
 from IPython.display import Markdown, display
 
-from caplib import baselines, data, evaluation, paper, plots, scoring, statements
-from caplib.nli import CheckpointNotAvailable
+from caplib import baselines, book, data, evaluation, paper, plots, statements
+from caplib.cap import PROBABILITY_COMPONENTS
 from caplib.profiles import load_profile
+from caplib.scoring import score_frame
 from caplib.taxonomy import LABELS
 
-
-if profile not in ("offline", "paper"):
-    raise ValueError(f"profile must be 'offline' or 'paper', got {profile!r}")
-
+runtime = book.setup(device, batch_size)
 # the profile's files, or the reason they cannot be read; then the chosen split (all when None) and row_limit
-correctness, missing_correctness = data.load_dataset_or_reason("cap_correctness", profile, data_path, splits_path)
-statement_data, missing_statements = data.load_dataset_or_reason("cap_statements", profile, statements_path,
-                                                                 statements_splits_path)
-correctness, statement_data = (None if frame is None else data.select_split(frame, split, row_limit)
-                               for frame in (correctness, statement_data))
-skipped = {name: reason for name, reason in
-           (("CAP-Correctness", missing_correctness), ("CAP-Statements", missing_statements)) if reason}
-for name, reason in skipped.items():
-    display(Markdown(data.unavailable_note(name, reason)))
+datasets = book.load_datasets(profile, split, row_limit, data_path=data_path, splits_path=splits_path,
+                              statements_path=statements_path, statements_splits_path=statements_splits_path)
+correctness, statement_data, skipped = datasets.correctness, datasets.statements, dict(datasets.skipped)
+for note in datasets.notes:
+    display(Markdown(note))
 settings = load_profile(profile)
+# one CAP scorer for the chapter: its statement generator in part 1, its NLI model in parts 2 and 3
+scorer, cap_missing = book.cap_scorer(settings, runtime)
 numbers = {"profile": profile, "split": split, "row_limit": row_limit}
 display(Markdown(f"Profile **{profile}** ({settings.description}) — split **{split or 'all'}**: "
                  f"{'—' if statement_data is None else len(statement_data)} CAP-Statements rows, "
@@ -72,14 +68,10 @@ display(Markdown(f"Profile **{profile}** ({settings.description}) — split **{s
 # "question and answer concatenated" failure that the paper's humans labelled *wrong*.
 
 # %%
-generator, generator_missing = None, None
+generator = None
 if statement_data is not None:
-    try:
-        generator = (statements.TemplateStatementGenerator() if settings.statement_model == "builtin:template" else
-                     statements.Seq2SeqStatementGenerator(settings.statement_model, device=device,
-                                                          batch_size=batch_size, progress=False))
-    except CheckpointNotAvailable as error:
-        generator_missing = f"statement model of profile {profile!r} not available: {error}"
+    generator, generator_missing = book.statement_generator(scorer, cap_missing)
+    if generator is None:
         skipped["statement generator"] = generator_missing
         display(Markdown(f"**Part 1 is skipped:** {generator_missing}"))
 if generator is not None:
@@ -92,7 +84,7 @@ if generator is not None:
                                     rouge_l=baselines.score("rouge_l", statement_data["statement"], generated))
     quality = statements.evaluate_statements(generated, statement_data["statement"],
                                              statement_data["label_question_type"])
-    numbers["statements"] = {"generator": generator.signature(), "metrics_signature": quality.attrs["signature"],
+    numbers["statements"] = {"generator": str(generator.signature()), "metrics_signature": quality.attrs["signature"],
                              "by_type": json.loads(quality.to_json(orient="index"))}
     display(Markdown(f"Generator: `{generator.signature()}`; metrics: `{quality.attrs['signature']}`"))
     display(quality.style.format({"n": "{:.0f}"} | {c: "{:.1%}" for c in quality.columns if c != "n"}))
@@ -162,16 +154,14 @@ if generator is not None:
 
 # %%
 scored = None
-if correctness is not None:
-    result = scoring.score_frame(correctness, profile, metrics=("cap",), components=True, device=device,
-                                 batch_size=batch_size, progress=False)
-    if "cap" in result.skipped:
-        skipped["CAP"] = result.skipped["cap"]
-        display(Markdown(f"**CAP is not available, so parts 2 and 3 are skipped:** {result.skipped['cap']}"))
-    else:
-        scored = result.frame
-        numbers["cap_signature"] = result.signatures["cap"]
-        display(Markdown(f"Scored {len(scored)} rows. Signature: `{result.signatures['cap']}`"))
+if correctness is not None and scorer is None:
+    skipped["CAP"] = cap_missing
+    display(Markdown(f"**CAP is not available, so parts 2 and 3 are skipped:** {cap_missing}"))
+elif correctness is not None:
+    result = score_frame(correctness, settings, ["cap"], cap_scorer=scorer)  # on the rows' own premise/hypothesis statements
+    scored = result.frame
+    numbers["cap_signature"] = str(result.signatures["cap"])
+    display(Markdown(f"Scored {len(scored)} rows. Signature: `{numbers['cap_signature']}`"))
 
 # %% [markdown]
 # ## 2. Stability under synthetic and human labels (Tab. 16, 17)
@@ -253,8 +243,9 @@ else:
 
 # %%
 if scored is not None:
-    components = ["cap", "cap_d_forward", "cap_d_backward", "cap_p_entail_fwd", "cap_p_neutral_fwd",
-                  "cap_p_contra_fwd"]
+    components = ["cap", "cap_d_forward", "cap_d_backward", *PROBABILITY_COMPONENTS[:3]]  # g→p probabilities
+    printed = {"cap_d_forward": "D(g→p)", "cap_d_backward": "D(p→g)", "cap_p_neutral_fwd": "P(neutral) g→p",
+               "cap_p_contra_fwd": "P(contradiction) g→p"}
     by_class = scored.groupby("label_semantic")[components].mean().reindex(LABELS)
     hard = evaluation.hard_pair_accuracy(scored["cap"], scored["label_semantic"])
     numbers["failure_modes"] = {"class_components": json.loads(by_class.to_json(orient="index")), "hard_pairs": hard}
@@ -268,14 +259,11 @@ if scored is not None:
 
 # %%
 if scored is not None:
-    mechanism = by_class.loc[["exact", "partial", "overinclusive_valid", "alternative_correct"],
-                             ["cap_d_forward", "cap_d_backward", "cap_p_neutral_fwd", "cap_p_contra_fwd"]]
+    mechanism = by_class.loc[["exact", "partial", "overinclusive_valid", "alternative_correct"], list(printed)]
     mechanism.insert(0, "predicted D(g→p) / D(p→g) (App. E)",
                      ["high / high", "high / low", "low, mass on neutral / high", "low / low"])
     display(Markdown("The paper's mechanism against this run's class means:"))
-    display(mechanism.rename(columns={"cap_d_forward": "D(g→p)", "cap_d_backward": "D(p→g)",
-                                      "cap_p_neutral_fwd": "P(neutral) g→p",
-                                      "cap_p_contra_fwd": "P(contradiction) g→p"}).style.format(precision=2))
+    display(mechanism.rename(columns=printed).style.format(precision=2))
 
 # %% [markdown]
 # Below, the rows behind these means: the highest-scored partial answers, and the lowest-scored overinclusive-valid
@@ -284,8 +272,7 @@ if scored is not None:
 
 # %%
 if scored is not None:
-    shown = ["row_id", "question", "gold_answer", "answer", "premise", "hypothesis", "cap", "cap_d_forward",
-             "cap_d_backward", "cap_p_neutral_fwd", "cap_p_contra_fwd"]
+    shown = ["row_id", "question", "gold_answer", "answer", "premise", "hypothesis", "cap", *printed]
     cases = {
         "partial, highest CAP": scored[scored["label_semantic"] == "partial"].nlargest(n_examples, "cap"),
         "overinclusive_valid, lowest CAP": scored[scored["label_semantic"] == "overinclusive_valid"].nsmallest(
@@ -296,10 +283,7 @@ if scored is not None:
     numbers["failure_modes"]["examples"] = {name: rows["row_id"].tolist() for name, rows in cases.items()}
     for name, rows in cases.items():
         display(Markdown(f"**{name}**"))
-        display(rows[shown].rename(columns={"cap_d_forward": "D(g→p)", "cap_d_backward": "D(p→g)",
-                                            "cap_p_neutral_fwd": "P(neutral) g→p",
-                                            "cap_p_contra_fwd": "P(contradiction) g→p"})
-                .style.hide(axis="index").format(precision=3))
+        display(rows[shown].rename(columns=printed).style.hide(axis="index").format(precision=3))
 
 # %% [markdown]
 # How to read the examples: for a high-scoring partial answer, D(g→p) near 1 with a low D(p→g) is the α-weighted
@@ -317,8 +301,7 @@ if scored is not None:
 # %%
 if skipped:
     numbers["skipped"] = "; ".join(f"{name}: {reason}" for name, reason in skipped.items())
-with open(record_to, "w") as handle:
-    json.dump(numbers, handle, indent=2, default=float)
+book.record(numbers, record_to)
 {key: value for key, value in numbers.items() if key not in ("statements", "failure_modes")}
 
 # %% [markdown]

@@ -23,8 +23,9 @@ from pathlib import Path
 import pandas as pd
 from IPython.display import Markdown, display
 
-from caplib import paper
+from caplib import book, paper
 
+book.setup()
 recorded = {path.name.split(".")[0]: json.loads(path.read_text())
             for path in sorted(Path(chapters_dir).glob("0[1-8]_*.numbers.json"))}
 display(Markdown(f"Profile **{profile}**; numbers recorded by chapters: {', '.join(recorded) or 'none'}."))
@@ -129,6 +130,5 @@ show(17, metric_table("08_error_analysis", "tab17", ["label_semantic", "label_se
 numbers = {"n_checks": int(len(checks)), "n_consistent": int(checks["consistent"].sum()),
            "inconsistent": checks.loc[~checks["consistent"], "claim"].tolist(),
            "chapters_found": sorted(recorded)}
-with open(record_to, "w") as handle:
-    json.dump(numbers, handle, indent=2)
+book.record(numbers, record_to)
 numbers

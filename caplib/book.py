@@ -1,0 +1,399 @@
+"""The chapters' shared glue: what every chapter of the book does the same way, so that a chapter holds its prose,
+its ``parameters`` cell and calls.
+
+A chapter's imports cell calls :func:`setup` (headless figures shown as PNG). The data chapters load both datasets
+at once with the reason for each one that cannot be read (:func:`load_datasets`, :func:`unavailable_note`); the
+metric chapters load CAP-Correctness, select a split and score it in one call (:func:`score_split`), which returns
+the rows, their scores, the numbers to record and a summary to show (:class:`SplitScores`). CAP's own chapters build
+one :class:`caplib.cap.CAPScorer` (:func:`cap_scorer`) and reuse it for the statements, the scores
+(``score_frame(..., cap_scorer=scorer)``) and the probabilities CAP is recomputed from (:func:`probabilities`). Every chapter ends with
+:func:`record`.
+
+This module is the top of the house below the chapters: it imports from the rest of ``caplib``, and nothing in
+``caplib`` imports it.
+
+Example:
+    >>> import pandas as pd
+    >>> rows = pd.DataFrame({"question": ["Capital of France?", "Capital of Italy?"],
+    ...                      "gold_answer": ["Paris", "Rome"], "answer": ["Paris", "Milan"],
+    ...                      "label_semantic": ["exact", "invalid"]})
+    >>> scores = score_rows(rows, "offline", ["em", "comet"], runtime=Runtime(cache=False, progress=False))
+    >>> scores.run, scores.numbers["signatures"], list(scores.skipped)
+    (['em'], {'em': 'em|norm:squad'}, ['comet'])
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from caplib.cap import PROBABILITY_COMPONENTS, CAPScorer, StatementGenerator
+from caplib.checkpoints import CheckpointNotAvailable
+from caplib import data
+from caplib.data import load_dataset_or_reason, select_split
+from caplib.evaluation import class_means, monotonicity_violations, pairwise_accuracy, rank_correlation
+from caplib.plots import PRINTED_METRIC
+from caplib.profiles import Profile
+from caplib.runtime import Runtime
+from caplib.scoring import ScoredFrame, score_frame
+from caplib.taxonomy import LABELS
+
+__all__ = [
+    "DATASET_NAMES",
+    "Datasets",
+    "SplitScores",
+    "cap_scorer",
+    "class_summary",
+    "load_datasets",
+    "probabilities",
+    "record",
+    "score_rows",
+    "score_split",
+    "setup",
+    "statement_generator",
+    "unavailable_note",
+]
+
+#: How the book names the two datasets (``caplib.data`` names them ``cap_correctness`` and ``cap_statements``).
+DATASET_NAMES: Mapping[str, str] = {"cap_correctness": "CAP-Correctness", "cap_statements": "CAP-Statements"}
+
+
+def setup(device: str | None = None, batch_size: int | None = None, allow_unpinned: bool = False) -> Runtime:
+    """Prepare a chapter's kernel and return the chapter's :class:`caplib.runtime.Runtime`.
+
+    The kernel: matplotlib without a display (Agg, so papermill and CI draw the same figures), returned figures
+    shown as PNG, and no warning from tqdm about missing ipywidgets. The runtime: the chapter's ``device``,
+    ``batch_size`` and ``allow_unpinned`` parameters, without progress bars (a book page is not a terminal).
+    Called once by every chapter's imports cell; calling it again changes nothing.
+
+    Example:
+        >>> setup(batch_size=16).batch_size
+        16
+        >>> import matplotlib
+        >>> matplotlib.get_backend().lower()
+        'agg'
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    warnings.filterwarnings("ignore", message="IProgress not found")  # tqdm without ipywidgets
+    runtime = Runtime(device=device, batch_size=batch_size, allow_unpinned=allow_unpinned, progress=False)
+    try:
+        from IPython import get_ipython
+        from matplotlib_inline.backend_inline import set_matplotlib_formats
+    except ImportError:  # plain Python: nothing to display
+        return runtime
+    if get_ipython() is not None:
+        set_matplotlib_formats("png")
+    return runtime
+
+
+def unavailable_note(dataset: str, reason: str) -> str:
+    """Markdown for a book reader: ``dataset`` could not be read, why, and where the official files are.
+
+    Example:
+        >>> print(unavailable_note("CAP-Statements", "no file").splitlines()[0])
+        **CAP-Statements is not available, so every computation on it is skipped below** (no number is made up).
+    """
+    links = ", ".join(f"[{file}]({url})" for file, url in data.OFFICIAL_URLS.items())
+    return (f"**{dataset} is not available, so every computation on it is skipped below** (no number is made up)."
+            f"\n\n> {reason}\n\nThe official files are listed in `caplib.data.OFFICIAL_URLS`: {links}. Download them "
+            f"to `{data.OFFICIAL_DIR}` for the `paper` profile.")
+
+
+def record(numbers: Mapping[str, Any], path: str | os.PathLike[str]) -> None:
+    """Write a chapter's key numbers as indented JSON (numpy numbers as floats); the appendix and the tests read it.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> target = pathlib.Path(tempfile.mkdtemp()) / "00_demo.numbers.json"
+        >>> record({"n": 3, "mean": np.float32(0.5)}, target)
+        >>> json.loads(target.read_text())
+        {'n': 3, 'mean': 0.5}
+    """
+    with open(path, "w") as handle:
+        json.dump(numbers, handle, indent=2, default=float)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The two datasets (chapters 2 and 8)
+# ---------------------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Datasets:
+    """Both datasets of a profile: whole, and restricted to a split and ``row_limit``; None where unreadable.
+
+    Attributes:
+        full_correctness, full_statements: every row of the files.
+        correctness, statements: the chosen split's first ``row_limit`` rows.
+        skipped: ``{"CAP-Correctness" | "CAP-Statements": why it cannot be read}``, only for the missing ones.
+    """
+
+    full_correctness: pd.DataFrame | None
+    full_statements: pd.DataFrame | None
+    correctness: pd.DataFrame | None
+    statements: pd.DataFrame | None
+    skipped: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def notes(self) -> list[str]:
+        """One :func:`unavailable_note` per missing dataset, to show the reader."""
+        return [unavailable_note(name, reason) for name, reason in self.skipped.items()]
+
+
+def load_datasets(
+    profile: str,
+    split: str | None = None,
+    row_limit: int | None = None,
+    *,
+    data_path: str | os.PathLike[str] | None = None,
+    splits_path: str | os.PathLike[str] | None = None,
+    statements_path: str | os.PathLike[str] | None = None,
+    statements_splits_path: str | os.PathLike[str] | None = None,
+) -> Datasets:
+    """CAP-Correctness and CAP-Statements of ``profile`` (``"offline"``: the bundled sample; ``"paper"``: the
+    official files), or the reason each cannot be read; then the rows of ``split`` (all when None), at most
+    ``row_limit`` of them. Paths override the profile's files.
+
+    Example:
+        >>> datasets = load_datasets("offline", "validation", row_limit=5)
+        >>> len(datasets.correctness), len(datasets.statements), datasets.skipped
+        (5, 5, {})
+
+    Raises:
+        ValueError: ``profile`` is neither ``"offline"`` nor ``"paper"``.
+    """
+    if profile not in ("offline", "paper"):
+        raise ValueError(f"profile must be 'offline' or 'paper', got {profile!r}")
+    full_correctness, missing_correctness = load_dataset_or_reason("cap_correctness", profile, data_path,
+                                                                   splits_path)
+    full_statements, missing_statements = load_dataset_or_reason("cap_statements", profile, statements_path,
+                                                                 statements_splits_path)
+    correctness, statements = (None if frame is None else select_split(frame, split, row_limit)
+                               for frame in (full_correctness, full_statements))
+    skipped = {DATASET_NAMES[name]: reason for name, reason in
+               (("cap_correctness", missing_correctness), ("cap_statements", missing_statements)) if reason}
+    return Datasets(full_correctness, full_statements, correctness, statements, skipped)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# One split, every metric (chapters 4-7)
+# ---------------------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class SplitScores:
+    """The rows a chapter scored, their scores, and what to record and show about them.
+
+    Attributes:
+        rows: the selected rows; None when the data could not be read (then ``reason`` says why).
+        scored: :func:`caplib.scoring.score_frame`'s result on ``rows`` (None without rows).
+        metrics: the metrics asked for, in order.
+        split, row_limit: how the rows were selected (for the summary).
+        reason: why there are no rows.
+    """
+
+    rows: pd.DataFrame | None
+    scored: ScoredFrame | None
+    metrics: tuple[str, ...]
+    split: str | None = None
+    row_limit: int | None = None
+    reason: str | None = None
+
+    @property
+    def available(self) -> bool:
+        """Whether there were rows to score (the data could be read)."""
+        return self.scored is not None
+
+    @property
+    def frame(self) -> pd.DataFrame:
+        """The rows with one score column per metric that ran (CAP with its components)."""
+        if self.scored is None:
+            raise ValueError(f"nothing was scored: {self.reason}")
+        return self.scored.frame
+
+    @property
+    def run(self) -> list[str]:
+        """The metrics that ran, in the order asked for."""
+        return [] if self.scored is None else [m for m in self.metrics if m in self.scored.signatures]
+
+    @property
+    def signatures(self) -> dict[str, str]:
+        """The settings signature of each metric that ran, as text (what the chapters record)."""
+        return {} if self.scored is None else {m: str(s) for m, s in self.scored.signatures.items()}
+
+    @property
+    def skipped(self) -> dict[str, str]:
+        """Why each metric that did not run was skipped (``{"data": ...}`` when there were no rows)."""
+        return {"data": str(self.reason)} if self.scored is None else dict(self.scored.skipped)
+
+    @property
+    def class_counts(self) -> dict[str, int]:
+        """Rows per class of ``label_semantic``, every class of Eq. 1 in order (absent ones with 0); empty without
+        rows or labels."""
+        if self.rows is None or "label_semantic" not in self.rows.columns:
+            return {}
+        return {label: int((self.rows["label_semantic"] == label).sum()) for label in LABELS}
+
+    @property
+    def numbers(self) -> dict[str, Any]:
+        """What a chapter records about the scoring (a new dict on every call): ``signatures``, ``skipped`` and,
+        with rows, ``n_rows``."""
+        recorded: dict[str, Any] = {"signatures": self.signatures, "skipped": self.skipped}
+        if self.rows is not None:
+            recorded["n_rows"] = len(self.rows)
+        return recorded
+
+    @property
+    def notes(self) -> str:
+        """Markdown, one paragraph per skipped metric with its reason (empty when all ran)."""
+        return "".join(f"\n\n**{metric} skipped**: {reason}" for metric, reason in self.skipped.items()).lstrip()
+
+    @property
+    def summary(self) -> str:
+        """Markdown for the reader: how many rows of which split, per class, which metrics ran, which did not."""
+        if self.rows is None:
+            return f"**No data, nothing computed.** {self.reason}."
+        head = f"**{len(self.rows)} rows**" + ("" if self.split is None else f" of split `{self.split}`")
+        if self.split is not None and "split" not in self.rows.columns:
+            head += " (no splits file given: all rows)"
+        if self.row_limit:
+            head += f", first {self.row_limit} only (`row_limit`)"
+        if self.class_counts:
+            head += f"; classes: {self.class_counts}"
+        notes = self.notes
+        return f"{head}. Scored: {', '.join(self.run) or 'nothing'}." + (f"\n\n{notes}" if notes else "")
+
+    def not_run(self, metric: str = "cap") -> str:
+        """Markdown saying that ``metric`` did not run here, and why."""
+        reason = self.skipped.get(metric, "not in `metrics`") if self.scored is not None else self.reason
+        return f"**{PRINTED_METRIC.get(metric, metric)} did not run here**: {reason}."
+
+
+def score_rows(
+    rows: pd.DataFrame,
+    profile: str | Profile,
+    metrics: Sequence[str],
+    *,
+    runtime: Runtime | None = None,
+    regenerate_statements: bool = False,
+    split: str | None = None,
+    row_limit: int | None = None,
+) -> SplitScores:
+    """Score ``rows`` with ``metrics`` under ``profile`` (:func:`caplib.scoring.score_frame`, CAP with its
+    components); ``split`` and ``row_limit`` only say in the summary how the rows were chosen.
+
+    Example:
+        >>> rows = pd.DataFrame({"question": ["2+2?"], "gold_answer": ["four"], "answer": ["four"],
+        ...                      "label_semantic": ["exact"]})
+        >>> scores = score_rows(rows, "offline", ["rouge_l"], runtime=Runtime(cache=False, progress=False))
+        >>> scores.frame["rouge_l"].tolist(), scores.numbers["n_rows"]
+        ([1.0], 1)
+    """
+    scored = score_frame(rows, profile, list(metrics), regenerate_statements=regenerate_statements,
+                         runtime=runtime)
+    return SplitScores(rows, scored, tuple(metrics), split, row_limit)
+
+
+def score_split(
+    profile: str,
+    metrics: Sequence[str],
+    *,
+    split: str | None = "test",
+    row_limit: int | None = None,
+    data_path: str | os.PathLike[str] | None = None,
+    splits_path: str | os.PathLike[str] | None = None,
+    runtime: Runtime | None = None,
+) -> SplitScores:
+    """Load CAP-Correctness of ``profile`` (or ``data_path``), keep one split's first ``row_limit`` rows and score
+    them with every metric of ``metrics``: the first cell of every metric chapter. When the data cannot be read,
+    nothing is scored and the reason is kept (``skipped["data"]``), never a made-up number.
+
+    Example:
+        >>> scores = score_split("offline", ["em", "rouge_l"], split="validation", row_limit=16,
+        ...                      runtime=Runtime(cache=False, progress=False))
+        >>> scores.run, scores.numbers["n_rows"], sum(scores.class_counts.values())
+        (['em', 'rouge_l'], 16, 16)
+        >>> score_split("paper", ["em"], data_path="no/such.csv").skipped["data"]  # doctest: +ELLIPSIS
+        '...no/such.csv...'
+    """
+    frame, reason = load_dataset_or_reason("cap_correctness", profile, data_path, splits_path)
+    if frame is None:
+        return SplitScores(None, None, tuple(metrics), split, row_limit, reason=reason)
+    return score_rows(select_split(frame, split, row_limit), profile, metrics, runtime=runtime, split=split,
+                      row_limit=row_limit)
+
+
+def class_summary(scores: Sequence[float] | pd.Series, labels: Sequence[str] | pd.Series,
+                  missing: str = "raise") -> dict[str, Any]:
+    """The protocol's measures of one metric (App. C.1): ``class_means``, ``spearman``, ``kendall``,
+    ``pairwise_accuracy`` and the violating pairs as ``[higher, lower]`` lists (``violations``); ``missing`` as in
+    :func:`caplib.evaluation.monotonicity_violations`.
+
+    Example:
+        >>> summary = class_summary([0.9, 0.2, 0.5], ["exact", "invalid", "partial"], missing="skip")
+        >>> summary["pairwise_accuracy"], summary["violations"]
+        (1.0, [])
+    """
+    means = class_means(scores, labels)
+    spearman, kendall = rank_correlation(scores, labels)
+    return {"class_means": means, "spearman": spearman, "kendall": kendall,
+            "pairwise_accuracy": pairwise_accuracy(scores, labels),
+            "violations": [list(pair) for pair in monotonicity_violations(means, missing=missing)]}
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# One CAP scorer for a chapter (chapters 3 and 8)
+# ---------------------------------------------------------------------------------------------------------------
+
+def cap_scorer(profile: str | Profile, runtime: Runtime | None = None,
+               **overrides: Any) -> tuple[CAPScorer | None, str | None]:
+    """:meth:`caplib.cap.CAPScorer.from_profile`, or ``(None, reason)`` when a checkpoint is not on this machine.
+
+    Example:
+        >>> scorer, missing = cap_scorer("offline", Runtime(device="cpu"), alpha=0.5)  # doctest: +SKIP
+        >>> scorer.alpha, missing  # doctest: +SKIP
+        (0.5, None)
+    """
+    try:
+        return CAPScorer.from_profile(profile, runtime, **overrides), None
+    except CheckpointNotAvailable as error:
+        return None, str(error)
+
+
+def statement_generator(scorer: CAPScorer | None,
+                        missing: str | None = None) -> tuple[StatementGenerator | None, str | None]:
+    """The scorer's statement generator (its profile's), or ``(None, reason)``: ``missing`` when there is no
+    scorer, or why the generator's checkpoint cannot be loaded.
+
+    Example:
+        >>> statement_generator(None, "no NLI model here")
+        (None, 'no NLI model here')
+    """
+    if scorer is None:
+        return None, missing or "CAP's scorer is not available"
+    try:
+        return scorer.statement_generator, None
+    except CheckpointNotAvailable as error:
+        return None, f"statement model {scorer.statement_model} not available: {error}"
+
+
+def probabilities(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """The NLI probabilities of both directions from CAP's component columns (``PROBABILITY_COMPONENTS``): forward
+    (gold -> prediction) and backward, each of shape ``(n, 3)``, columns entailment, neutral, contradiction.
+    CAP can be recomputed from them for any alpha and lambda (:func:`caplib.cap.cap`) without running NLI again.
+
+    Example:
+        >>> parts = pd.DataFrame([[0.9, 0.08, 0.02, 0.2, 0.7, 0.1]], columns=list(PROBABILITY_COMPONENTS))
+        >>> forward, backward = probabilities(parts)
+        >>> forward.tolist(), backward.tolist()
+        ([[0.9, 0.08, 0.02]], [[0.2, 0.7, 0.1]])
+    """
+    values = frame[list(PROBABILITY_COMPONENTS)].to_numpy()
+    return values[:, :3], values[:, 3:]

@@ -1,0 +1,206 @@
+"""caplib.book, the chapters' glue: small in-memory frames, metrics that need no model, and a tiny local NLI
+checkpoint where CAP is needed."""
+
+from __future__ import annotations
+
+import json
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+from caplib import book
+from caplib.cap import COMPONENT_COLUMNS, cap
+from caplib.profiles import load_profile
+from caplib.runtime import Runtime
+from caplib.scoring import score_frame
+from caplib.statements import TemplateStatementGenerator
+from caplib.taxonomy import LABELS
+
+NO_CACHE = Runtime(cache=False, progress=False)
+
+ROWS = pd.DataFrame({
+    "question": ["Capital of France?", "Capital of Italy?", "Largest planet?", "Boiling point of water?"],
+    "gold_answer": ["Paris", "Rome", "Jupiter", "100 degrees"],
+    "answer": ["Paris", "Milan", "Jupiter is the largest", "0 degrees"],
+    "label_semantic": ["exact", "invalid", "overinclusive_valid", "contradictory"],
+    "split": ["test"] * 4,
+})
+
+
+# ----------------------------------------------------------------------------------------------- setup, notes, files
+
+
+def test_setup_selects_the_headless_backend_and_silences_tqdm():
+    import matplotlib
+
+    book.setup()
+    book.setup()  # twice is harmless
+    assert matplotlib.get_backend().lower() == "agg"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("default")
+        book.setup()
+        warnings.warn("IProgress not found. Please update jupyter and ipywidgets.", stacklevel=1)
+    assert caught == []
+
+
+def test_unavailable_note_names_the_dataset_the_reason_and_the_official_files():
+    from caplib.data import OFFICIAL_URLS
+
+    note = book.unavailable_note("CAP-Correctness", "data/official/CAP-Correctness.csv not found")
+    assert note.startswith("**CAP-Correctness is not available")
+    assert "> data/official/CAP-Correctness.csv not found" in note
+    assert all(url in note for url in OFFICIAL_URLS.values())
+
+
+def test_record_writes_indented_json_with_numpy_numbers_as_floats(tmp_path):
+    target = tmp_path / "numbers.json"
+    book.record({"n": 3, "mean": np.float64(0.25), "count": np.int64(2), "names": ["a"]}, target)
+    assert json.loads(target.read_text()) == {"n": 3, "mean": 0.25, "count": 2.0, "names": ["a"]}
+    assert target.read_text().startswith('{\n  "n": 3')
+
+
+def test_load_datasets_selects_the_split_and_keeps_the_whole_files():
+    datasets = book.load_datasets("offline", "validation", row_limit=7)
+    assert len(datasets.correctness) == 7 and len(datasets.statements) == 7
+    assert set(datasets.correctness["split"]) == {"validation"}
+    assert len(datasets.full_correctness) > 7 and set(datasets.full_correctness["split"]) == {"test", "validation"}
+    assert datasets.skipped == {} and datasets.notes == []
+
+
+def test_load_datasets_gives_the_reason_for_a_missing_file(tmp_path):
+    datasets = book.load_datasets("offline", data_path=tmp_path / "absent.csv")
+    assert datasets.correctness is None and datasets.full_correctness is None
+    assert datasets.statements is not None
+    assert list(datasets.skipped) == ["CAP-Correctness"] and "absent.csv" in datasets.skipped["CAP-Correctness"]
+    assert len(datasets.notes) == 1 and datasets.notes[0].startswith("**CAP-Correctness is not available")
+    with pytest.raises(ValueError, match="profile must be 'offline' or 'paper'"):
+        book.load_datasets("mine")
+
+
+# ----------------------------------------------------------------------------------------------- scoring a split
+
+
+def test_score_rows_records_signatures_as_text_skips_with_reasons_and_counts_classes():
+    scores = book.score_rows(ROWS, "offline", ["rouge_l", "comet", "em"], runtime=NO_CACHE, split="test")
+    assert scores.available and scores.run == ["rouge_l", "em"]
+    assert scores.frame["em"].tolist() == [1.0, 0.0, 0.0, 0.0]
+    assert scores.frame["rouge_l"].tolist() == pytest.approx([1.0, 0.0, 0.4, 0.5])  # F1 of the tokens LCS
+    assert scores.signatures == {"rouge_l": str(scores.scored.signatures["rouge_l"]), "em": "em|norm:squad"}
+    assert all(isinstance(value, str) for value in scores.signatures.values())
+    assert list(scores.skipped) == ["comet"]
+    assert scores.numbers == {"signatures": scores.signatures, "skipped": scores.skipped, "n_rows": 4}
+    scores.numbers["signatures"]["evaluation"] = "x"  # a fresh dict on every call: recording does not alias
+    assert "evaluation" not in scores.numbers["signatures"]
+    assert scores.class_counts == {label: int(label in set(ROWS["label_semantic"])) for label in LABELS}
+    summary = scores.summary
+    assert summary.startswith("**4 rows** of split `test`; classes: {'exact': 1, ")
+    assert "Scored: rouge_l, em." in summary and "\n\n**comet skipped**: " in summary
+    assert scores.notes.startswith("**comet skipped**: ")
+    assert scores.not_run("comet") == f"**COMET did not run here**: {scores.skipped['comet']}."
+    assert scores.not_run("cap") == "**CAP did not run here**: not in `metrics`."
+
+
+def test_score_rows_summary_says_when_rows_were_cut_or_had_no_split():
+    scores = book.score_rows(ROWS.drop(columns="split").head(2), "offline", ["em"], runtime=NO_CACHE, split="test",
+                             row_limit=2)
+    assert scores.summary.startswith("**2 rows** of split `test` (no splits file given: all rows), first 2 only "
+                                     "(`row_limit`); ")
+    assert scores.notes == "" and scores.summary.endswith("Scored: em.")
+    unlabelled = book.score_rows(ROWS.drop(columns="label_semantic"), "offline", ["em"], runtime=NO_CACHE)
+    assert unlabelled.class_counts == {} and unlabelled.summary == "**4 rows**. Scored: em."
+
+
+def test_score_split_selects_the_split_of_the_bundled_sample():
+    scores = book.score_split("offline", ["em"], split="validation", row_limit=16, runtime=NO_CACHE)
+    assert scores.numbers["n_rows"] == 16 and set(scores.rows["split"]) == {"validation"}
+    assert sum(scores.class_counts.values()) == 16
+    assert scores.frame["em"].isin([0.0, 1.0]).all()
+
+
+def test_score_split_without_data_computes_nothing_and_says_why(tmp_path):
+    scores = book.score_split("offline", ["em"], data_path=tmp_path / "absent.csv", runtime=NO_CACHE)
+    assert not scores.available and scores.run == [] and scores.class_counts == {}
+    assert scores.numbers == {"signatures": {}, "skipped": {"data": scores.reason}}
+    assert "absent.csv" in scores.reason
+    assert scores.summary == f"**No data, nothing computed.** {scores.reason}."
+    assert scores.not_run("cap") == f"**CAP did not run here**: {scores.reason}."
+    with pytest.raises(ValueError, match="nothing was scored"):
+        scores.frame
+
+
+def test_class_summary_computes_the_protocol_measures():
+    scores = [0.9, 0.8, 0.3, 0.5, 0.1]
+    labels = ["exact", "exact", "partial", "invalid", "invalid"]
+    summary = book.class_summary(scores, labels, missing="skip")
+    assert summary["class_means"] == pytest.approx({"exact": 0.85, "partial": 0.3, "invalid": 0.3})
+    # 2 x 1 exact>partial + 2 x 2 exact>invalid + 1 x 2 partial>invalid = 8 pairs; 0.3 < 0.5 misses one
+    assert summary["pairwise_accuracy"] == pytest.approx(7 / 8)
+    assert summary["violations"] == [["partial", "invalid"]]  # equal means: a violation (<=)
+    assert -1 <= summary["kendall"] <= summary["spearman"] <= 1
+    with pytest.raises(ValueError):
+        book.class_summary(scores, labels)  # missing="raise": five classes are absent
+
+
+def test_probabilities_splits_the_component_columns_by_direction():
+    frame = pd.DataFrame([[0.7, 0.2, 0.1, 0.1, 0.3, 0.6], [0.2, 0.5, 0.3, 0.6, 0.3, 0.1]],
+                         columns=list(COMPONENT_COLUMNS[3:]))
+    forward, backward = book.probabilities(frame)
+    assert forward.tolist() == [[0.7, 0.2, 0.1], [0.2, 0.5, 0.3]]
+    assert backward.tolist() == [[0.1, 0.3, 0.6], [0.6, 0.3, 0.1]]
+    assert cap(forward, backward, alpha=1.0, lam=0.0).tolist() == [0.7, 0.2]
+
+
+# ----------------------------------------------------------------------------------------------- one CAP scorer
+
+
+@pytest.fixture(scope="module")
+def profile(tmp_path_factory):
+    """The offline profile with a tiny local NLI checkpoint (random weights, deterministic) and template statements."""
+    pytest.importorskip("torch")
+    from tests.tiny_models import build_nli_checkpoint
+
+    directory = tmp_path_factory.mktemp("book")
+    data = yaml.safe_load(load_profile("offline").source.read_text())
+    data["name"], data["nli"]["model"] = "tiny", str(build_nli_checkpoint(directory / "nli"))
+    (directory / "tiny.yaml").write_text(yaml.safe_dump(data))
+    return load_profile(directory / "tiny.yaml")
+
+
+@pytest.fixture()
+def statement_rows():
+    generate = TemplateStatementGenerator().generate
+    return ROWS.assign(premise=generate(list(ROWS["question"]), list(ROWS["gold_answer"])),
+                       hypothesis=generate(list(ROWS["question"]), list(ROWS["answer"])))
+
+
+@pytest.mark.usefixtures("one_torch_thread")
+def test_a_held_scorer_gives_what_score_frame_builds_itself(profile, statement_rows):
+    scorer, missing = book.cap_scorer(profile, NO_CACHE)
+    assert missing is None
+    for regenerate in (False, True):
+        mine = score_frame(statement_rows, profile, ("cap",), regenerate_statements=regenerate, cap_scorer=scorer)
+        theirs = score_frame(statement_rows, profile, ("cap",), regenerate_statements=regenerate, runtime=NO_CACHE)
+        assert str(mine.signatures["cap"]) == str(theirs.signatures["cap"])
+        assert mine.metrics["cap"]["statements"].startswith("regenerated" if regenerate else "input columns")
+        columns = list(COMPONENT_COLUMNS)
+        np.testing.assert_allclose(mine.frame[columns].to_numpy(), theirs.frame[columns].to_numpy(), atol=1e-6)
+        assert mine.frame.index.equals(statement_rows.index)
+    given = score_frame(statement_rows, profile, ("cap",), cap_scorer=scorer)
+    assert "|statements:given|" in str(given.signatures["cap"])
+    assert "|statements:template|" in str(scorer.signature())  # the scorer itself keeps its generator
+
+
+@pytest.mark.usefixtures("one_torch_thread")
+def test_cap_scorer_and_its_statement_generator(profile, monkeypatch, tmp_path):
+    scorer, _ = book.cap_scorer(profile, NO_CACHE, alpha=0.5)
+    assert scorer.alpha == 0.5 and "|alpha:0.5|" in str(scorer.signature())
+    generator, reason = book.statement_generator(scorer)
+    assert isinstance(generator, TemplateStatementGenerator) and reason is None
+    assert generator is scorer.statement_generator  # built once, reused
+    assert book.statement_generator(None, "no NLI model") == (None, "no NLI model")
+    monkeypatch.setenv("CAPLIB_OFFLINE_NLI_DIR", str(tmp_path / "missing"))  # caplib.offline_nli.artifact_dir()
+    scorer, missing = book.cap_scorer("offline", NO_CACHE)
+    assert scorer is None and "offline NLI backbone not built yet" in missing
