@@ -28,7 +28,7 @@ import json
 import os
 import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -43,7 +43,7 @@ from caplib.plots import PRINTED_METRIC
 from caplib.profiles import Profile
 from caplib.runtime import Runtime
 from caplib.scoring import ScoredFrame, score_frame
-from caplib.taxonomy import LABELS
+from caplib.taxonomy import LABELS, normalize_label
 
 __all__ = [
     "DATASET_NAMES",
@@ -106,6 +106,28 @@ def unavailable_note(dataset: str, reason: str) -> str:
     return (f"**{dataset} is not available, so every computation on it is skipped below** (no number is made up)."
             f"\n\n> {reason}\n\nThe official files are listed in `caplib.data.OFFICIAL_URLS`: {links}. Download them "
             f"to `{data.OFFICIAL_DIR}` for the `paper` profile.")
+
+
+def sample_label_passes(rows: pd.DataFrame) -> pd.DataFrame | None:
+    """The bundled sample's two blind labelling passes on the rows both labelled (issue 12), or None.
+
+    Columns ``row_id``, ``intended`` (``label_semantic``), ``pass_a`` (``label_semantic_manual``) and ``pass_b``
+    (the independent second pass of ``data/sample/second_labels/pass_b/``), for the rows of ``rows`` (a loaded
+    CAP-Correctness frame with ``row_id``) that carry both blind labels. None where the pass-B files are absent,
+    e.g. outside a caplib checkout, or where ``rows`` holds none of its rows (another data file).
+    """
+    directory = data.SAMPLE_DIR / "second_labels" / "pass_b"
+    if not (directory / "labels.jsonl").is_file() or "row_id" not in rows.columns:
+        return None
+    item_to_row = json.loads((directory / "item_to_row.json").read_text(encoding="utf-8"))
+    labels = [json.loads(line) for line in (directory / "labels.jsonl").read_text(encoding="utf-8").splitlines()
+              if line.strip()]
+    pass_b = pd.DataFrame({"row_id": [int(item_to_row[entry["item"]]) for entry in labels],
+                           "pass_b": [normalize_label(entry["label"]) for entry in labels]})
+    both = rows[rows["label_semantic_manual"].notna()][["row_id", "label_semantic", "label_semantic_manual"]]
+    merged = both.merge(pass_b, on="row_id").rename(columns={"label_semantic": "intended",
+                                                            "label_semantic_manual": "pass_a"})
+    return merged if len(merged) else None
 
 
 def record(numbers: Mapping[str, Any], path: str | os.PathLike[str]) -> None:
@@ -270,6 +292,30 @@ class SplitScores:
         notes = self.notes
         return f"{head}. Scored: {', '.join(self.run) or 'nothing'}." + (f"\n\n{notes}" if notes else "")
 
+    def with_shortcut(self, seed: int = 0) -> SplitScores:
+        """These scores plus the shortcut baseline (:mod:`caplib.shortcut`) as one more metric, ``"shortcut"``.
+
+        Its scores are out-of-fold (folds grouped by question) from surface features of gold and answer only;
+        they need the ``label_semantic`` column to fit. Without rows, or without two labelled questions, the
+        baseline is recorded as skipped with the reason, like any metric that cannot run.
+        """
+        if self.scored is None:
+            return self
+        from caplib.shortcut import shortcut_scores, shortcut_signature
+
+        frame, metrics = self.scored.frame.copy(), dict(self.scored.metrics)
+        try:
+            if "label_semantic" not in frame.columns:
+                raise ValueError("no label_semantic column to fit on")
+            frame["shortcut"] = shortcut_scores(frame["gold_answer"].tolist(), frame["answer"].tolist(),
+                                                frame["label_semantic"].tolist(), frame["question"].tolist(),
+                                                seed=seed)
+            metrics["shortcut"] = {"status": "scored", "signature": shortcut_signature(seed=seed)}
+        except ValueError as error:
+            metrics["shortcut"] = {"status": "skipped", "signature": None, "reason": str(error)}
+        scored = ScoredFrame(frame, metrics, list(self.scored.replaced))
+        return replace(self, scored=scored, metrics=(*self.metrics, "shortcut"))
+
     def not_run(self, metric: str = "cap") -> str:
         """Markdown saying that ``metric`` did not run here, and why."""
         reason = self.skipped.get(metric, "not in `metrics`") if self.scored is not None else self.reason
@@ -346,6 +392,36 @@ def class_summary(scores: Sequence[float] | pd.Series, labels: Sequence[str] | p
     return {"class_means": means, "spearman": spearman, "kendall": kendall,
             "pairwise_accuracy": pairwise_accuracy(scores, labels),
             "violations": [list(pair) for pair in monotonicity_violations(means, missing=missing)]}
+
+
+def against_shortcut(table: pd.DataFrame, metric: str = "cap") -> tuple[dict[str, list[str]], str]:
+    """Where ``metric`` beats the shortcut baseline in an :func:`caplib.evaluation.report` table, and where not.
+
+    Compared: Spearman, pairwise accuracy, violations (fewer is better) and every ``Acc``/``AUC`` column both
+    rows define. Returns ``({"beats": [...], "ties": [...], "loses": [...]}, markdown)``.
+
+    Example:
+        >>> table = pd.DataFrame({"spearman": [0.6, 0.5], "pairwise_accuracy": [0.7, 0.8], "violations": [3, 3]},
+        ...                      index=["cap", "shortcut"])
+        >>> against_shortcut(table)[0]
+        {'beats': ['spearman'], 'ties': ['violations'], 'loses': ['pairwise_accuracy']}
+    """
+    columns = ["spearman", "pairwise_accuracy", "violations"] + [c for c in table.columns
+                                                                 if c.startswith(("Acc ", "AUC "))]
+    verdict: dict[str, list[str]] = {"beats": [], "ties": [], "loses": []}
+    for column in columns:
+        if column not in table.columns:
+            continue
+        mine, theirs = table.loc[metric, column], table.loc["shortcut", column]
+        if pd.isna(mine) or pd.isna(theirs):
+            continue
+        sign = np.sign(theirs - mine) if column == "violations" else np.sign(mine - theirs)
+        verdict["beats" if sign > 0 else "ties" if sign == 0 else "loses"].append(column)
+    name = PRINTED_METRIC.get(metric, metric)
+    text = (f"**{name} against the shortcut baseline** (surface cues alone): {name} is ahead on "
+            f"{', '.join(verdict['beats']) or 'nothing'}; level on {', '.join(verdict['ties']) or 'nothing'}; "
+            f"behind on {', '.join(verdict['loses']) or 'nothing'}.")
+    return verdict, text
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -13,7 +13,7 @@
     skipped with its reason (no column; reason on stderr and in the signature file), never faked.
     Settings signatures are printed and written to ``OUT.csv.signature.json``.
 
-``caplib evaluate OUT.csv --label-column label_semantic [--json]``
+``caplib evaluate OUT.csv --label-column label_semantic [--json] [--shortcut]``
     The monotonicity protocol (``caplib.evaluation.report``) for every metric column found.
 
 ``caplib cache clear|path``
@@ -129,6 +129,18 @@ def _evaluate(args: argparse.Namespace) -> int:
             raise ValueError(f"{args.scores}: row {bad[0]} (0-based data row), column {metric!r}: "
                              f"{frame.at[bad[0], metric]!r} is not a score; {len(bad)} such row(s)")
         frame[metric] = values
+    if args.shortcut:
+        from caplib.shortcut import shortcut_scores, shortcut_signature
+        from caplib.taxonomy import normalize_label
+
+        absent = [name for name in ("question", "gold_answer", "answer") if name not in frame.columns]
+        if absent:
+            raise ValueError(f"{args.scores}: --shortcut needs column(s) {absent}; columns are {list(frame.columns)}")
+        frame["shortcut"] = shortcut_scores(frame["gold_answer"].tolist(), frame["answer"].tolist(),
+                                            [normalize_label(x) for x in frame[args.label_column]],
+                                            groups=frame["question"].tolist(), seed=args.seed)
+        metrics.append("shortcut")
+        print(f"shortcut: {shortcut_signature(seed=args.seed)}", file=sys.stderr)
     table = report(frame, metrics, args.label_column, n_resamples=args.bootstrap, seed=args.seed)
     if args.json:
         records = table.reset_index().astype(object).where(table.reset_index().notna(), None)
@@ -190,6 +202,8 @@ def _parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--bootstrap", type=int, default=0, help="bootstrap resamples for CIs (paper: 10000)")
     evaluate.add_argument("--seed", type=int, default=0, help="bootstrap seed")
     evaluate.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    evaluate.add_argument("--shortcut", action="store_true",
+                          help="add the shortcut baseline: out-of-fold surface-feature scores (caplib.shortcut)")
     evaluate.set_defaults(func=_evaluate)
 
     cache = commands.add_parser("cache", help="manage the on-disk cache of model outputs")

@@ -92,7 +92,8 @@ _QUESTION_TYPE_ALIASES = {
     "blankspaces": "blank-spaces-task",
 }
 _URL_TIMEOUT_S = 60
-_SAMPLE_DIR = Path(__file__).resolve().parent.parent / "data" / "sample"
+#: The bundled samples (``data/sample/`` of a caplib checkout).
+SAMPLE_DIR: Path = Path(__file__).resolve().parent.parent / "data" / "sample"
 #: Cleaning reasons of B.3 / Sec. 5, as written in the ``reason`` column of ``apply_cleaning_rules``.
 _REASON_WHICH = "which-of-the-following question"
 _REASON_ABOVE = "all/none-of-the-above gold"
@@ -459,7 +460,7 @@ def load_sample(name: str) -> pd.DataFrame:
     """
     if name not in _SAMPLES:
         raise ValueError(f"unknown sample {name!r}; bundled samples: {', '.join(_SAMPLES)}")
-    path = _SAMPLE_DIR / f"{name}.csv"
+    path = SAMPLE_DIR / f"{name}.csv"
     if not path.is_file():
         raise FileNotFoundError(
             f"bundled sample {path} not found; it ships in data/sample/ of the caplib repository (an installed "
@@ -468,12 +469,12 @@ def load_sample(name: str) -> pd.DataFrame:
         )
     if name == "llm_answers":
         return load_llm_answers(path)
-    splits = _SAMPLE_DIR / f"{name}_splits.csv"
+    splits = SAMPLE_DIR / f"{name}_splits.csv"
     return _SAMPLES[name](path, splits=splits if splits.is_file() else None)
 
 
 #: Where the paper profile looks for the official files (``make book PROFILE=paper``).
-OFFICIAL_DIR: Path = _SAMPLE_DIR.parent / "official"
+OFFICIAL_DIR: Path = SAMPLE_DIR.parent / "official"
 _OFFICIAL_FILES: Mapping[str, tuple[str, str | None]] = MappingProxyType(
     {"cap_correctness": ("CAP-Correctness.csv", "CAP-Correctness-splits.csv"), "cap_statements": ("CAP-Statements.csv", None)}
 )

@@ -29,7 +29,8 @@ CLASS_COLORS: Mapping[str, str] = dict(
 
 #: Metric names as the paper's tables print them (Tab. 2-4, 13, 14); EM and ACC (Q-CARE) are not in those tables.
 PRINTED_METRIC: Mapping[str, str] = {"cap": "CAP", "bleu": "BLEU", "rouge_l": "ROUGE-L", "meteor": "METEOR",
-                                     "bertscore": "BERTScore", "comet": "COMET", "em": "EM", "acc": "ACC"}
+                                     "bertscore": "BERTScore", "comet": "COMET", "em": "EM", "acc": "ACC",
+                                     "shortcut": "Shortcut"}
 
 #: CAP values at which ``directional_scatter(..., alpha=...)`` draws its iso-CAP lines.
 ISO_CAP_LEVELS: tuple[float, ...] = (0.2, 0.4, 0.6, 0.8)

@@ -108,7 +108,7 @@ def read_second_labels(directory: Path = SAMPLE / "second_labels") -> dict[int, 
     random order; ``labels.jsonl`` its labels in the same order; ``item_to_row.json`` maps items to row ids.
     Labels are taken as written: nobody edits them after the pass.
     """
-    if not directory.is_dir():
+    if not (directory / "labels.jsonl").is_file():  # the pass has not been labelled yet
         return {}
     item_to_row = json.loads((directory / "item_to_row.json").read_text())
     labels = [json.loads(line) for line in (directory / "labels.jsonl").read_text().splitlines() if line.strip()]

@@ -204,3 +204,17 @@ def test_cap_scorer_and_its_statement_generator(profile, monkeypatch, tmp_path):
     monkeypatch.setenv("CAPLIB_OFFLINE_NLI_DIR", str(tmp_path / "missing"))  # caplib.offline_nli.artifact_dir()
     scorer, missing = book.cap_scorer("offline", NO_CACHE)
     assert scorer is None and "offline NLI backbone not built yet" in missing
+
+
+def test_with_shortcut_adds_a_metric_or_records_why_not():
+    from caplib.shortcut import shortcut_scores
+
+    rows = pd.concat([ROWS.assign(question=ROWS.question + f" ({k})") for k in range(3)], ignore_index=True)
+    scores = book.score_rows(rows, "offline", ["em"], runtime=NO_CACHE).with_shortcut(seed=1)
+    assert scores.run == ["em", "shortcut"] and scores.signatures["shortcut"].startswith("shortcut|features:17")
+    expected = shortcut_scores(rows.gold_answer.tolist(), rows.answer.tolist(), rows.label_semantic.tolist(),
+                               rows.question.tolist(), seed=1)
+    np.testing.assert_array_equal(scores.frame["shortcut"].to_numpy(), expected)
+    unlabelled = book.score_rows(ROWS.drop(columns=["label_semantic"]), "offline", ["em"], runtime=NO_CACHE)
+    skipped = unlabelled.with_shortcut()
+    assert skipped.run == ["em"] and "label_semantic" in skipped.skipped["shortcut"]

@@ -231,3 +231,24 @@ def test_module_entry_point_exits_2_without_traceback(tmp_path):
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 2
     assert "caplib: error:" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_evaluate_shortcut_adds_the_out_of_fold_surface_baseline(tmp_path, capsys):
+    from caplib.shortcut import shortcut_scores
+
+    out = write_correctness(tmp_path / "in.csv")
+    frame = pd.read_csv(out, dtype=str, keep_default_na=False)
+    frame["em"] = [1.0 if a == g else 0.0 for a, g in zip(frame.answer, frame.gold_answer)]
+    frame.to_csv(out, index=False)
+    assert run("evaluate", out, "--metrics", "em", "--shortcut", "--json", "--seed", "3") == 0
+    captured = capsys.readouterr()
+    by_metric = {row["metric"]: row for row in json.loads(captured.out)["metrics"]}
+    expected = shortcut_scores(frame.gold_answer.tolist(), frame.answer.tolist(), frame.label_semantic.tolist(),
+                               frame.question.tolist(), seed=3)
+    ranks = [SEVERITY[label] for label in frame.label_semantic]
+    assert set(by_metric) == {"em", "shortcut"}
+    assert by_metric["shortcut"]["spearman"] == pytest.approx(stats.spearmanr(expected, ranks)[0], abs=1e-12)
+    assert "shortcut|features:17" in captured.err
+    frame.drop(columns=["question"]).to_csv(tmp_path / "noq.csv", index=False)
+    expect_error(capsys, "evaluate", tmp_path / "noq.csv", "--metrics", "em", "--shortcut",
+                 contains=["noq.csv", r"--shortcut needs column\(s\) \['question'\]"])

@@ -324,7 +324,7 @@ def test_official_urls():
 
 
 def test_load_sample_finds_files_and_splits(tmp_path, monkeypatch):
-    monkeypatch.setattr(data, "_SAMPLE_DIR", tmp_path)
+    monkeypatch.setattr(data, "SAMPLE_DIR", tmp_path)
     with pytest.raises(FileNotFoundError, match="cap_correctness.csv") as err:
         load_sample("cap_correctness")
     assert OFFICIAL_URLS["CAP-Correctness.csv"] in str(err.value)
@@ -340,12 +340,12 @@ def test_load_sample_finds_files_and_splits(tmp_path, monkeypatch):
 
 
 def test_sample_dir_is_repository_data_sample():
-    assert data._SAMPLE_DIR == Path(__file__).resolve().parent.parent / "data" / "sample"
+    assert data.SAMPLE_DIR == Path(__file__).resolve().parent.parent / "data" / "sample"
 
 
 @pytest.mark.parametrize("name", ["cap_correctness", "cap_statements", "llm_answers"])
 def test_bundled_samples_validate(name):
-    if not (data._SAMPLE_DIR / f"{name}.csv").is_file():
+    if not (data.SAMPLE_DIR / f"{name}.csv").is_file():
         pytest.skip(f"data/sample/{name}.csv not bundled yet")
     df = load_sample(name)
     assert len(df) > 0 and df.row_id.tolist() == list(range(len(df)))

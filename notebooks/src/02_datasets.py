@@ -239,6 +239,35 @@ else:
 # estimate of human agreement. With a few hundred rows, a handful of changed labels moves κ by about a point.
 
 # %% [markdown]
+# ### Two blind labellers
+# Agreement with the *intended* class mixes two things: how well the candidates were written and how consistently
+# the classes can be told apart. The bundled sample has a second, independent blind pass on 100 of the labelled
+# rows (`data/sample/second_labels/pass_b/`), so the two blind labellers can also be compared with each other. The
+# paper has a single human label per example and cannot make this comparison. (Shown for the bundled sample only.)
+
+# %%
+passes = None if correctness is None else book.sample_label_passes(correctness)
+if passes is None:
+    numbers["blind_passes"] = None
+    display(Markdown("No second blind pass for these rows (it exists for the bundled sample only)."))
+else:
+    pairs = {"pass A vs pass B": ("pass_a", "pass_b"), "intended vs pass A": ("intended", "pass_a"),
+             "intended vs pass B": ("intended", "pass_b")}
+    numbers["blind_passes"] = {name: evaluation.agreement(passes[a], passes[b]) for name, (a, b) in pairs.items()}
+    alt_eq = {name: int(((passes[a] == "alternative_correct") & (passes[b] == "equivalent")).sum()
+                        + ((passes[a] == "equivalent") & (passes[b] == "alternative_correct")).sum())
+              for name, (a, b) in pairs.items()}
+    numbers["blind_passes_alt_eq_confusions"] = alt_eq
+    table = pd.DataFrame({name: {key: 100 * value for key, value in result.items() if key != "n"}
+                          for name, result in numbers["blind_passes"].items()}).T
+    table["ALT/EQ confusions"] = pd.Series(alt_eq)
+    display(Markdown(f"{len(passes)} rows labelled by both blind passes (κ x100):"))
+    display(table.style.format(precision=1))
+    display(plots.confusion_heatmap(passes["pass_a"], passes["pass_b"], "pass A (blind)", "pass B (blind)",
+                                    title=f"Two blind labellers: {int((passes['pass_a'] == passes['pass_b']).sum())}"
+                                          f"/{len(passes)} agree"))
+
+# %% [markdown]
 # ## Validating generated statements (Tab. 11, Fig. 7, Tab. 15)
 # The paper's humans labelled 1,353 statements produced by its fine-tuned mT5-small reformulator (12.3% of
 # CAP-Statements) with the taxonomy of Tab. 11:
