@@ -22,7 +22,7 @@ import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 
-__all__ = ["jaccard", "near_duplicates", "normalize_text"]
+__all__ = ["jaccard", "near_duplicates", "near_duplicates_in", "normalize_text"]
 
 _PUNCTUATION = re.compile(r"[\W_]+")  # punctuation and the "____" blanks of blank-spaces-task items
 
@@ -64,6 +64,18 @@ def _min_overlap(threshold: float, size: int) -> int:
     return math.ceil(threshold * size - 1e-9)
 
 
+def _prefix(tokens: frozenset[str], frequency: Counter[str], threshold: float) -> list[str]:
+    # Two sets with Jaccard >= t share a token among the first |x| - ceil(t|x|) + 1 of each, tokens ordered
+    # rarest first (prefix filtering); ``frequency`` must be the same order for both sides.
+    ordered = sorted(tokens, key=lambda token: (frequency[token], token))
+    return ordered[: len(tokens) - _min_overlap(threshold, len(tokens)) + 1]
+
+
+def _check_threshold(threshold: float) -> None:
+    if not 0 < threshold <= 1:
+        raise ValueError(f"threshold must be in (0, 1], got {threshold}")
+
+
 def near_duplicates(texts: Sequence[str], threshold: float = 0.9) -> list[int]:
     """Indices of texts to drop as near-duplicates of an earlier kept text (B.5: Jaccard >= 0.9).
 
@@ -76,8 +88,7 @@ def near_duplicates(texts: Sequence[str], threshold: float = 0.9) -> list[int]:
         >>> near_duplicates(["a b c d e f g h i j", "A b c d e f g h i?", "a b c d e f g h i k"])
         [1]
     """
-    if not 0 < threshold <= 1:
-        raise ValueError(f"threshold must be in (0, 1], got {threshold}")
+    _check_threshold(threshold)
     token_sets = [_tokens(text) for text in texts]
     frequency = Counter(token for tokens in token_sets for token in tokens)
     index: dict[str, list[int]] = defaultdict(list)
@@ -89,8 +100,7 @@ def near_duplicates(texts: Sequence[str], threshold: float = 0.9) -> list[int]:
                 drop.append(i)
             empty_kept = True
             continue
-        prefix = sorted(tokens, key=lambda token: (frequency[token], token))
-        prefix = prefix[: len(tokens) - _min_overlap(threshold, len(tokens)) + 1]
+        prefix = _prefix(tokens, frequency, threshold)
         candidates = {j for token in prefix for j in index[token]}
         if any(_similar(tokens, token_sets[j], threshold) for j in candidates):
             drop.append(i)
@@ -98,6 +108,37 @@ def near_duplicates(texts: Sequence[str], threshold: float = 0.9) -> list[int]:
         for token in prefix:
             index[token].append(i)
     return drop
+
+
+def near_duplicates_in(texts: Sequence[str], reference: Sequence[str], threshold: float = 0.9) -> list[int]:
+    """Indices of ``texts`` with a near-duplicate (Jaccard >= ``threshold``, exact copies included) in ``reference``.
+
+    Every text is compared with every reference text (prefix filtering over one token order for both sides,
+    then the exact Jaccard), in one pass; used by the offline backbone's leakage guard.
+
+    Example:
+        >>> near_duplicates_in(["What is H2O?", "Who wrote Hamlet?"], ["what is h2o", "Name a noble gas."])
+        [0]
+    """
+    _check_threshold(threshold)
+    reference_sets = [_tokens(text) for text in reference]
+    token_sets = [_tokens(text) for text in texts]
+    frequency = Counter(token for tokens in (*reference_sets, *token_sets) for token in tokens)
+    index: dict[str, list[int]] = defaultdict(list)
+    for j, tokens in enumerate(reference_sets):
+        for token in _prefix(tokens, frequency, threshold):
+            index[token].append(j)
+    empty_reference = any(not tokens for tokens in reference_sets)
+    found = []
+    for i, tokens in enumerate(token_sets):
+        if not tokens:
+            if empty_reference:
+                found.append(i)
+            continue
+        candidates = {j for token in _prefix(tokens, frequency, threshold) for j in index[token]}
+        if any(_similar(tokens, reference_sets[j], threshold) for j in candidates):
+            found.append(i)
+    return found
 
 
 def _similar(x: frozenset[str], y: frozenset[str], threshold: float) -> bool:

@@ -23,7 +23,7 @@ from typing import Any
 from caplib.offline_nli.recipe import Recipe
 from caplib.offline_nli.rules import antonym_swap, lower_first, narrower_answer, negate, question_type, surface_variant
 from caplib.offline_nli.sources import NOT_ENTAILMENT, NLIPair, QAItem, TrainingData
-from caplib.text import near_duplicates, normalize_text
+from caplib.text import near_duplicates_in, normalize_text
 
 __all__ = ["PAIR_KINDS", "derive_pairs", "is_heldout", "leaked", "split_data", "usable_items"]
 
@@ -239,33 +239,14 @@ def _plan(item: QAItem, rng: random.Random, gold_texts: Sequence[str], index: in
 def leaked(texts: Sequence[str], reserved: Sequence[str], threshold: float = 0.9) -> list[int]:
     """Indices of ``texts`` that equal or near-duplicate (Jaccard >= ``threshold``, App. B.5) a reserved text.
 
-    Built on :func:`caplib.text.near_duplicates`, which keeps the first of each group of near-duplicates:
-    the texts, first freed of near-duplicates among themselves, are appended after the reserved texts,
-    so a text dropped there matches a kept reserved text. Reserved texts that were themselves dropped
-    (near-duplicates of an earlier reserved text) are compared again in further rounds, and the texts
-    set aside as near-duplicates of other texts are checked the same way, so every text is compared
-    with every reserved text.
+    Every text is compared with every reserved text (:func:`caplib.text.near_duplicates_in`).
 
     Example:
         >>> leaked(["What is the boiling point of water?", "Who wrote Hamlet?"],
         ...        ["what is the boiling point of water", "Name a noble gas."])
         [0]
     """
-    texts = list(texts)
-    if not texts or not reserved:
-        return []
-    internal = near_duplicates(texts, threshold)
-    set_aside = set(internal)
-    kept = [i for i in range(len(texts)) if i not in set_aside]
-    found: set[int] = set()
-    remaining = list(reserved)
-    while remaining:
-        dropped = near_duplicates(remaining + [texts[i] for i in kept], threshold)
-        found.update(kept[i - len(remaining)] for i in dropped if i >= len(remaining))
-        remaining = [remaining[i] for i in dropped if i < len(remaining)]
-    if internal:
-        found.update(internal[i] for i in leaked([texts[i] for i in internal], reserved, threshold))
-    return sorted(found)
+    return near_duplicates_in(list(texts), list(reserved), threshold)
 
 
 def is_heldout(source: str, item_id: str, seed: int, fraction: float) -> bool:
