@@ -6,7 +6,9 @@ Inputs (data/sample/llm_answers_raw/):
   was reached as an agent, so temperature 0.0 and the 256-token cap of App. C.2 were instructed, not enforced:
   the CSV therefore records no decoding settings.
 - labels.jsonl: {"item", "label"} — taxonomy labels from a separate blind pass (a different LLM process that saw
-  question, gold and answer, and never the process that wrote the answers), items L000.. in answers.jsonl order.
+  question, gold and answer as in items.jsonl, under the strict brief of data/sample/second_labels/BRIEF.md, and
+  never the process that wrote the answers), items L000.. in answers.jsonl order. labels_v1.jsonl keeps the first
+  labelling (2026-11-29, a shorter brief) for comparison; it is not used here.
 The questions and golds come from data/sample/questions.csv. Deterministic: re-running gives the same bytes.
 """
 

@@ -127,9 +127,9 @@ def test_assembled_sample_has_one_candidate_per_class_per_question(questions):
     assert (exact["answer"] == exact["gold_answer"]).all() and (exact["hypothesis"] == exact["premise"]).all()
     others = df[df["label_semantic"] != "exact"]
     assert (others["hypothesis"] != others["premise"]).all()
-    # The blind second pass labels >= 25% of rows (B.3), spread over classes and both splits.
+    # The blind second pass labels >= 40% of rows (issue 12; the paper's B.3: 18.56%), spread over classes and splits.
     manual = df["label_semantic_manual"].notna()
-    assert manual.mean() >= 0.25
+    assert manual.mean() >= 0.40
     assert set(df.loc[manual, "label_semantic_manual"]) <= set(LABELS)
     assert df.loc[manual, "label_semantic"].nunique() == 8 and df.loc[manual, "split"].nunique() == 2
     # B.5 statement constraints, checked independently of the assembler
@@ -157,3 +157,50 @@ def test_statement_problems_flags_each_b5_violation():
     assert problems("You know that water boils at 100 degrees.") == ["addresses the reader (second person)"]
     assert problems("The answer is that water boils at 100 degrees.") == ["meta-commentary ('the answer is')"]
     assert problems("Water boils. It is hot.") == ["more than one sentence"]
+
+
+def _load(name: str):
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_blind_pass_items_are_redrawn_exactly_and_hide_the_class():
+    import json
+
+    from caplib.taxonomy import LABELS
+
+    items = _load("second_label_items")
+    df = pd.read_csv(SAMPLE / "cap_correctness.csv", dtype=str, keep_default_na=False)
+    labels = df["label_semantic"].tolist()
+    pass_a, pass_b = items.draw_pass_a(labels), items.draw_pass_b(labels, items.draw_pass_a(labels))
+    for directory, rows, prefix in ((SAMPLE / "second_labels", pass_a, "C"),
+                                    (SAMPLE / "second_labels" / "pass_b", pass_b, "D")):
+        assert json.loads((directory / "item_to_row.json").read_text()) == {f"{prefix}{k:03d}": r
+                                                                            for k, r in enumerate(rows)}
+        shown = [json.loads(line) for line in (directory / "items.jsonl").read_text().splitlines()]
+        assert all(set(item) == {"item", "question", "gold_answer", "answer"} for item in shown)
+        assert [item["answer"] for item in shown] == [df.at[r, "answer"] for r in rows]
+        labelled = [json.loads(line)["item"] for line in (directory / "labels.jsonl").read_text().splitlines()]
+        assert labelled == [item["item"] for item in shown]  # every item labelled once, in the order shown
+    assert [labels[r] for r in pass_a].count("partial") == items.PER_CLASS and len(set(pass_a)) == 8 * 52
+    assert set(pass_b) <= set(pass_a) and len(set(pass_b)) == 100
+    assert all([labels[r] for r in pass_b].count(label) >= 12 for label in LABELS)
+
+
+def test_candidates_meet_the_authoring_constraints_of_the_brief():
+    """data/sample/authoring/BRIEF.md: partials from the gold's wording, contradictions mostly without negation,
+    no alternative that restates the gold, overinclusive answers not mostly "gold, clause" (issue 12)."""
+    audit = _load("audit_sample")
+    df = pd.read_csv(SAMPLE / "cap_correctness.csv", dtype=str, keep_default_na=False)
+    by = {label: df[df["label_semantic"] == label] for label in df["label_semantic"].unique()}
+    partial = by["partial"]
+    assert sum(map(audit.partial_reuses_gold, partial["gold_answer"], partial["answer"])) >= 0.6 * len(partial)
+    contradictory = by["contradictory"]["answer"]
+    assert sum(not audit.has_negation(a) for a in contradictory) >= 0.4 * len(contradictory)
+    alternative = by["alternative_correct"]
+    assert [a for g, a in zip(alternative["gold_answer"], alternative["answer"]) if audit.alternative_flags(g, a)] == []
+    for label in ("overinclusive_valid", "overinclusive_invalid"):
+        rows = by[label]
+        assert sum(map(audit.gold_then_clause, rows["gold_answer"], rows["answer"])) <= len(rows) / 3
