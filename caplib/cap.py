@@ -39,8 +39,10 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.metadata
 import os
+import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol, Union
 
@@ -215,10 +217,15 @@ class CAPScorer:
         revision: str | None = None,
         max_length: int = 512,
         runtime: Runtime | None = None,
+        device: str | None = None,
     ):
         self.alpha = _check_weight(alpha, "alpha")
         self.lam = _check_weight(lam, "lam")
         self.runtime = runtime if runtime is not None else Runtime()
+        if device is not None:  # the previous README's spelling, CAPScorer(..., device="cuda")
+            warnings.warn("CAPScorer(device=...) is deprecated; pass runtime=Runtime(device=...)",
+                          DeprecationWarning, stacklevel=2)
+            self.runtime = dataclasses.replace(self.runtime, device=device)
         self.nli = NLIScorer(nli_model, revision=revision, max_length=max_length, runtime=self.runtime)
         self.statement_model = statement_model
         self._generator: StatementGenerator | None = None

@@ -274,3 +274,12 @@ def test_malformed_profiles_name_file_and_key(tmp_path, changes, message):
     with pytest.raises(ProfileError, match=message) as raised:
         load_profile(profile_file)
     assert "bad.yaml" in str(raised.value)
+
+
+def test_device_keyword_of_the_previous_readme_still_works_and_warns(checkpoint):
+    with pytest.warns(DeprecationWarning, match="runtime=Runtime"):
+        scorer = CAPScorer(nli_model=checkpoint, device="cpu", runtime=Runtime(cache=False, progress=False))
+    assert scorer.runtime.device == "cpu" and scorer.runtime.cache is False
+    plain = CAPScorer(nli_model=checkpoint, runtime=Runtime(device="cpu", cache=False, progress=False))
+    gold, candidate = ["Water boils at 100 degrees."], ["Water boils at 0 degrees."]
+    np.testing.assert_array_equal(scorer.score(gold, candidate), plain.score(gold, candidate))
