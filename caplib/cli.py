@@ -19,7 +19,10 @@
 ``caplib cache clear|path``
     Empty the on-disk cache of model outputs (``caplib.cache``), or print where it is.
 
-Malformed input exits with status 2 and one message naming file, row and column; no traceback.
+Malformed input exits with status 2 and one message naming file, row and column; no traceback. The output path
+is checked before any model loads; ``-o`` may name the input only with ``--overwrite``; output and signature files
+are written to a temporary file and renamed, so a reader never sees half a file. Ctrl-C exits with status 130 and
+one line.
 
 Example:
     $ caplib score data/sample/cap_correctness.csv -o scores.csv --profile offline --metrics cap,rouge_l
@@ -31,9 +34,11 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import shlex
 import sys
-from collections.abc import Sequence
+import tempfile
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +63,34 @@ def _parse_metrics(text: str, configured: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(names))
 
 
+def _check_output(output: Path, source: str, overwrite: bool) -> None:
+    """Refuse an output path that cannot be written, before any model loads (rc 2, one line)."""
+    if output.is_dir():
+        raise ValueError(f"-o {output}: is a directory; give a file name such as {output / 'scores.csv'}")
+    if Path(source).exists() and output.exists() and output.resolve() == Path(source).resolve() and not overwrite:
+        raise ValueError(f"-o {output} is the input file; pass --overwrite to replace it with the scored rows")
+    for ancestor in output.parents:
+        if ancestor.exists():
+            if not ancestor.is_dir():
+                raise ValueError(f"-o {output}: {ancestor} is a file, not a directory")
+            if not os.access(ancestor, os.W_OK | os.X_OK):
+                raise ValueError(f"-o {output}: directory {ancestor} is not writable")
+            break
+
+
+def _write_atomically(path: Path, write: Callable[[Path], None]) -> None:
+    """``write`` to a temporary file beside ``path``, then rename it over ``path`` (readers never see half a file)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(handle)
+    try:
+        write(Path(temporary))
+        os.replace(temporary, path)
+    finally:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+
+
 def _score(args: argparse.Namespace) -> int:
     from caplib import __version__
     from caplib.profiles import load_profile
@@ -65,8 +98,9 @@ def _score(args: argparse.Namespace) -> int:
 
     profile = load_profile(args.profile)
     metrics = _parse_metrics(args.metrics, list(profile.baselines))
-    frame, gold = load_scoring_input(args.input)
     output = Path(args.output)
+    _check_output(output, args.input, args.overwrite)
+    frame, gold = load_scoring_input(args.input)
     if gold is None and any(metric != "cap" for metric in metrics):
         raise ValueError(f"{args.input}: {', '.join(m for m in metrics if m != 'cap')} compare gold answer and "
                          f"answer; the file needs the columns question, gold_answer (or gold) and answer")
@@ -95,10 +129,10 @@ def _score(args: argparse.Namespace) -> int:
         "profile": {"name": profile.name, "source": str(profile.source)},
         "metrics": scored.report(),
     }
-    output.parent.mkdir(parents=True, exist_ok=True)
-    result.to_csv(output, index=False)
+    _write_atomically(output, lambda path: result.to_csv(path, index=False))
     sidecar = Path(f"{output}.signature.json")
-    sidecar.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    _write_atomically(sidecar, lambda path: path.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n",
+                                                            encoding="utf-8"))
     for metric, entry in report["metrics"].items():
         if entry["status"] == "scored":
             print(f"{metric}: {entry['signature']}")
@@ -175,6 +209,7 @@ def _parser() -> argparse.ArgumentParser:
     score.add_argument("input", help="CAP-Correctness CSV, or a CSV with question/gold_answer/answer or "
                                      "premise/hypothesis columns")
     score.add_argument("-o", "--output", required=True, help="output CSV (signatures go to OUTPUT.signature.json)")
+    score.add_argument("--overwrite", action="store_true", help="allow -o to name the input file itself")
     score.add_argument("--profile", default="offline", help="offline (default), paper, or a profile YAML file")
     score.add_argument("--metrics", default="cap",
                        help=f"comma-separated, from {','.join(METRIC_NAMES)}, or 'all' (default: cap)")
@@ -225,3 +260,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ValueError, CheckpointNotAvailable, FileNotFoundError, ConnectionError) as exc:
         print(f"caplib: error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("caplib: interrupted", file=sys.stderr)
+        return 130

@@ -405,11 +405,12 @@ def load_llm_answers(path_or_url: str | Path) -> pd.DataFrame:
 def load_scoring_input(path: str | Path) -> tuple[pd.DataFrame, str | None]:
     """The rows to score and the name of their gold-answer column (None when there is none).
 
-    Files whose header has at least 6 of the 8 ``caplib.CORRECTNESS_COLUMNS`` and no other
-    column are read as CAP-Correctness, strictly, by ``caplib.load_correctness``. Any other CSV needs ``question`` +
+    Files whose header has at least 6 of the 8 ``caplib.CORRECTNESS_COLUMNS``, no other column, and one of the
+    columns only that schema has (``dataset``, ``label_semantic_manual``) are read as CAP-Correctness, strictly,
+    by ``caplib.load_correctness``. Any other CSV needs ``question`` +
     ``gold_answer``/``gold`` + ``answer`` columns, or ``premise`` + ``hypothesis``, or both; those cells
     must not be empty, and ``label_semantic`` columns are normalized like the dataset's. Extra columns
-    are kept as they are.
+    are kept as they are, a ``row_id`` column included (otherwise ``row_id`` = 0-based data row is added).
 
     This is what ``caplib score`` reads.
 
@@ -420,8 +421,11 @@ def load_scoring_input(path: str | Path) -> tuple[pd.DataFrame, str | None]:
         DataValidationError: naming file, row_id and column.
     """
     table = _read_table(path, None)
-    known = set(table.header) & set(CORRECTNESS_COLUMNS)
-    if len(known) >= len(CORRECTNESS_COLUMNS) - 2 and set(table.header) <= set(CORRECTNESS_COLUMNS):
+    header = set(table.header)
+    known = header & set(CORRECTNESS_COLUMNS)
+    # only the released schema has dataset / label_semantic_manual: such a file is held to it strictly
+    if len(known) >= len(CORRECTNESS_COLUMNS) - 2 and header <= set(CORRECTNESS_COLUMNS) and \
+            header & {"dataset", "label_semantic_manual"}:
         return load_correctness(path), "gold_answer"  # strict schema: a missing column is an error
     _check_columns(table, (), extra_allowed=True)  # duplicated header names
     gold = next((column for column in _SCORING_GOLD_COLUMNS if column in table.header), None)
@@ -438,8 +442,9 @@ def load_scoring_input(path: str | Path) -> tuple[pd.DataFrame, str | None]:
     for column, allow_empty in (("label_semantic", False), ("label_semantic_manual", True)):
         if column in table.header:
             table.frame[column] = _normalize_column(table, column, normalize_label, LABELS, allow_empty)
-    frame = table.frame.drop(columns=["row_id"], errors="ignore")  # a scored file's row_id is renumbered
-    frame.insert(0, "row_id", range(len(frame)))
+    frame = table.frame
+    if "row_id" not in frame.columns:  # a row_id of the user's (or of an earlier `caplib score`) is kept as it is
+        frame.insert(0, "row_id", range(len(frame)))
     return frame, (gold if answers else None)
 
 

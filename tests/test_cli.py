@@ -252,3 +252,60 @@ def test_evaluate_shortcut_adds_the_out_of_fold_surface_baseline(tmp_path, capsy
     frame.drop(columns=["question"]).to_csv(tmp_path / "noq.csv", index=False)
     expect_error(capsys, "evaluate", tmp_path / "noq.csv", "--metrics", "em", "--shortcut",
                  contains=["noq.csv", r"--shortcut needs column\(s\) \['question'\]"])
+
+
+def test_unwritable_output_is_refused_before_any_model_loads(tmp_path, capsys, monkeypatch):
+    import caplib.scoring
+
+    def fail(*args, **kwargs):
+        raise AssertionError("scoring started before the output path was checked")
+
+    monkeypatch.setattr(caplib.scoring, "score_frame", fail)
+    source = write_correctness(tmp_path / "in.csv")
+    (tmp_path / "a_file").write_text("x")
+    (tmp_path / "a_dir").mkdir()
+    expect_error(capsys, "score", source, "-o", tmp_path / "a_file" / "out.csv", "--metrics", "em",
+                 contains=[r"a_file is a file, not a directory"])
+    expect_error(capsys, "score", source, "-o", tmp_path / "a_dir", "--metrics", "em", contains=["is a directory"])
+    expect_error(capsys, "score", source, "-o", source, "--metrics", "em", contains=["is the input file", "--overwrite"])
+    assert source.read_text().startswith("question,")  # the input is untouched
+
+
+def test_overwrite_replaces_the_input_atomically(tmp_path, capsys):
+    source = write_correctness(tmp_path / "in.csv")
+    assert run("score", source, "-o", source, "--metrics", "em", "--overwrite", "--no-cache", "--no-progress") == 0
+    assert pd.read_csv(source)["em"].tolist() == [1.0] + [0.0] * 7
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.csv", "in.csv.signature.json"]  # no temporary left
+
+
+def test_ctrl_c_is_one_line_and_status_130(tmp_path, capsys, monkeypatch):
+    import caplib.scoring
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(caplib.scoring, "score_frame", interrupted)
+    source = write_correctness(tmp_path / "in.csv")
+    assert run("score", source, "-o", tmp_path / "out.csv", "--metrics", "em") == 130
+    assert capsys.readouterr().err.strip() == "caplib: interrupted"
+    assert not (tmp_path / "out.csv").exists()
+
+
+def test_a_users_row_id_is_kept(tmp_path, capsys):
+    source = tmp_path / "ids.csv"
+    pd.DataFrame({"row_id": ["a17", "b3"], "question": ["Where is Sofia?", "Name a planet."],
+                  "gold_answer": ["Bulgaria", "Mars"], "answer": ["Bulgaria", "Venus"]}).to_csv(source, index=False)
+    assert run("score", source, "-o", tmp_path / "out.csv", "--metrics", "em", "--no-cache", "--no-progress") == 0
+    out = pd.read_csv(tmp_path / "out.csv", dtype=str)
+    assert out["row_id"].tolist() == ["a17", "b3"] and out["em"].tolist() == ["1.0", "0.0"]
+
+
+def test_a_simple_file_with_six_schema_columns_is_accepted(tmp_path, capsys):
+    """question,gold_answer,answer,premise,hypothesis,label_semantic is a valid scoring input, not a broken
+    CAP-Correctness file (it used to fail with "missing dataset, label_semantic_manual")."""
+    source = tmp_path / "simple.csv"
+    pd.DataFrame([{"question": q, "gold_answer": g, "answer": a, "premise": p, "hypothesis": h,
+                   "label_semantic": label} for q, g, a, h, p, label in ROWS]).to_csv(source, index=False)
+    assert run("score", source, "-o", tmp_path / "out.csv", "--metrics", "em", "--no-cache", "--no-progress") == 0
+    out = pd.read_csv(tmp_path / "out.csv")
+    assert len(out) == 8 and out["em"].sum() == 1.0
