@@ -7,7 +7,10 @@ that change its value (model + revision, dtype, max length, ...) and the item's 
 Storage: one SQLite database per namespace, ``<cache dir>/<namespace>.sqlite3``, in WAL mode so
 that several readers (parallel notebooks) and one writer at a time can share it. Values are
 stored as JSON together with a SHA-256 checksum of key + value; an entry whose checksum does not
-match (a corrupt or tampered row) is deleted and reported missing, never returned.
+match (a corrupt or tampered row) is deleted and reported missing, never returned. A database file that cannot be
+read at all (truncated, overwritten, a foreign schema) is moved aside to ``<file>.corrupt-<pid>`` with a one-line
+warning and an empty one is started; a cache directory that cannot be used (a file, read-only) gives a warning and
+the run continues without a cache. Neither changes a score: a miss is recomputed.
 
 Example:
     >>> import tempfile
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import re
 import sqlite3
@@ -30,6 +34,8 @@ from pathlib import Path
 from typing import Any
 
 __all__ = ["CacheStats", "ContentCache", "cached_values", "clear_cache", "default_cache_dir"]
+
+_LOG = logging.getLogger("caplib")
 
 # SQLite limits the number of host parameters per statement (999 in old builds).
 _CHUNK = 900
@@ -46,6 +52,12 @@ def default_cache_dir() -> Path:
     """
     configured = os.environ.get("CAPLIB_CACHE_DIR")
     return Path(configured).expanduser() if configured else Path.home() / ".cache" / "caplib"
+
+
+def _unreadable(error: sqlite3.DatabaseError) -> bool:
+    """Whether ``error`` says the file is not (or no longer) a cache database, as opposed to e.g. a lock."""
+    return any(sign in str(error) for sign in ("not a database", "malformed", "no such column", "no such table",
+                                               "has no column", "encrypted"))
 
 
 def _digest(text: str) -> str:
@@ -67,6 +79,7 @@ class ContentCache:
 
     def __init__(self, namespace: str, settings: Mapping[str, Any], directory: Path | str | None = None):
         self._connection: sqlite3.Connection | None = None
+        self._disabled = False
         if not _NAMESPACE.match(namespace):
             raise ValueError(f"cache namespace {namespace!r} must use only letters, digits, '_', '.', '-'")
         self.namespace = namespace
@@ -80,25 +93,75 @@ class ContentCache:
         """The content key of ``item`` under this namespace and settings."""
         return _digest(self._prefix + item)
 
-    def _connect(self) -> sqlite3.Connection:
-        if self._connection is None:
-            self.directory.mkdir(parents=True, exist_ok=True)
-            connection = sqlite3.connect(self.path, timeout=60.0)
+    def _open(self) -> sqlite3.Connection:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        connection = sqlite3.connect(self.path, timeout=60.0)
+        try:
             connection.execute("PRAGMA journal_mode=WAL")
             connection.execute("PRAGMA synchronous=NORMAL")
             connection.execute(
                 "CREATE TABLE IF NOT EXISTS entries (key TEXT PRIMARY KEY, value TEXT NOT NULL, checksum TEXT NOT NULL)"
             )
+            connection.execute("SELECT key, value, checksum FROM entries LIMIT 1").fetchall()  # a foreign schema fails
             connection.commit()
-            self._connection = connection
+        except sqlite3.DatabaseError:
+            connection.close()
+            raise
+        return connection
+
+    def _connect(self) -> sqlite3.Connection | None:
+        """The open database; None when the cache is unusable here (then every call behaves as no cache)."""
+        if self._connection is None and not self._disabled:
+            try:
+                try:
+                    self._connection = self._open()
+                except sqlite3.DatabaseError as error:  # corrupt or foreign file: set it aside, start afresh
+                    if not (self.path.is_file() and _unreadable(error)):
+                        raise
+                    self._set_aside(error)
+                    self._connection = self._open()
+            except (OSError, sqlite3.Error) as error:
+                self._disabled = True
+                _LOG.warning("cache %s is unusable (%s); continuing without a cache", self.path, error)
         return self._connection
+
+    def _set_aside(self, error: Exception) -> None:
+        self.close()
+        for suffix in ("", "-wal", "-shm"):
+            source = Path(f"{self.path}{suffix}")
+            if source.exists():
+                aside = Path(f"{self.path}.corrupt-{os.getpid()}{suffix}")
+                source.replace(aside)
+        _LOG.warning("cache %s could not be read (%s); moved it aside to %s and starting an empty one",
+                     self.path, error, f"{self.path}.corrupt-{os.getpid()}")
+
+    def _guarded(self, action: Callable[[sqlite3.Connection], Any], default: Any) -> Any:
+        """Run ``action`` on the database; on a database error, set the file aside once and retry on a fresh one."""
+        for attempt in (0, 1):
+            connection = self._connect()
+            if connection is None:
+                return default
+            try:
+                return action(connection)
+            except sqlite3.DatabaseError as error:
+                if "readonly" in str(error) or "unable to open" in str(error):
+                    self.close()
+                    self._disabled = True
+                    _LOG.warning("cache %s is not writable (%s); continuing without a cache", self.path, error)
+                    return default
+                if attempt or not _unreadable(error):
+                    raise
+                self._set_aside(error)
+        return default
 
     def get_many(self, items: Sequence[str]) -> dict[str, Any]:
         """Cached values of ``items``; missing and corrupt entries are absent (corrupt ones are deleted)."""
         keys = {self.key(item): item for item in dict.fromkeys(items)}
         if not keys or not self.path.exists():
             return {}
-        connection = self._connect()
+        return self._guarded(lambda connection: self._lookup(connection, keys), {})
+
+    def _lookup(self, connection: sqlite3.Connection, keys: Mapping[str, str]) -> dict[str, Any]:
         found: dict[str, Any] = {}
         corrupt: list[str] = []
         key_list = list(keys)
@@ -128,14 +191,17 @@ class ContentCache:
             key = self.key(item)
             text = json.dumps(value, ensure_ascii=False)
             rows.append((key, text, _digest(key + text)))
-        connection = self._connect()
-        with connection:
-            connection.executemany("INSERT OR REPLACE INTO entries (key, value, checksum) VALUES (?, ?, ?)", rows)
+        def store(connection: sqlite3.Connection) -> None:
+            with connection:
+                connection.executemany("INSERT OR REPLACE INTO entries (key, value, checksum) VALUES (?, ?, ?)", rows)
+
+        self._guarded(store, None)
 
     def __len__(self) -> int:
         if not self.path.exists():
             return 0
-        return int(self._connect().execute("SELECT COUNT(*) FROM entries").fetchone()[0])
+        return int(self._guarded(lambda connection: connection.execute("SELECT COUNT(*) FROM entries").fetchone()[0],
+                                 0))
 
     def close(self) -> None:
         """Close the database connection (reopened on the next access)."""

@@ -194,7 +194,13 @@ def _cache(args: argparse.Namespace) -> int:
     if args.action == "path":
         print(directory)
     else:
-        print(f"removed {clear_cache(directory)} cached entries from {directory}")
+        files = sorted(path.name for path in directory.glob("*.sqlite3*")) if directory.is_dir() else []
+        entries = clear_cache(directory)
+        leftovers = sorted(path.name for path in directory.glob("*.sqlite3.corrupt-*")) if directory.is_dir() else []
+        for name in leftovers:  # files an earlier run set aside as unreadable
+            (directory / name).unlink()
+        print(f"removed {entries} cached entries in {len(files)} file(s) from {directory}"
+              + (f" (including {len(leftovers)} unreadable file(s) set aside earlier)" if leftovers else ""))
     return 0
 
 

@@ -94,3 +94,54 @@ def test_default_cache_dir_follows_environment(monkeypatch, tmp_path):
 def test_bad_namespace_is_rejected(tmp_path):
     with pytest.raises(ValueError, match="namespace"):
         ContentCache("../escape", SETTINGS, tmp_path)
+
+
+def _fill(directory, items=("a", "b")):
+    cache = ContentCache("nli", {"m": 1}, directory=directory)
+    cache.put_many({item: [float(len(item))] for item in items})
+    cache.close()
+    return directory / "nli.sqlite3"
+
+
+@pytest.mark.parametrize("damage", ["overwritten", "truncated", "foreign schema"])
+def test_an_unreadable_cache_file_is_set_aside_and_recomputed(tmp_path, caplog, damage):
+    from caplib.cache import cached_values
+
+    path = _fill(tmp_path)
+    for suffix in ("-wal", "-shm"):
+        (tmp_path / f"nli.sqlite3{suffix}").unlink(missing_ok=True)
+    if damage == "overwritten":
+        path.write_bytes(b"not a database " * 200)
+    elif damage == "truncated":
+        path.write_bytes(path.read_bytes()[:1500])
+    else:
+        path.unlink()
+        with sqlite3.connect(path) as connection:
+            connection.execute("CREATE TABLE entries (k TEXT, v TEXT)")
+        connection.close()
+    cache = ContentCache("nli", {"m": 1}, directory=tmp_path)
+    with caplog.at_level("WARNING", logger="caplib"):
+        values, stats = cached_values(cache, ["a", "ccc"], lambda todo: [[float(len(t))] for t in todo])
+    assert values == [[1.0], [3.0]] and stats.computed == 2  # recomputed, same values, no traceback
+    assert any("moved it aside" in record.getMessage() for record in caplog.records)
+    assert list(tmp_path.glob("nli.sqlite3.corrupt-*"))
+    assert cache.get_many(["a"]) == {"a": [1.0]}  # the fresh database works
+
+
+def test_an_unusable_cache_directory_degrades_to_no_cache(tmp_path, caplog):
+    from caplib.cache import cached_values
+
+    (tmp_path / "afile").write_text("x")
+    cache = ContentCache("nli", {}, directory=tmp_path / "afile")
+    with caplog.at_level("WARNING", logger="caplib"):
+        values, stats = cached_values(cache, ["a", "a"], lambda todo: [t.upper() for t in todo])
+        values_again, _ = cached_values(cache, ["a"], lambda todo: [t.upper() for t in todo])
+    assert values == ["A", "A"] and values_again == ["A"] and stats.computed == 1
+    assert sum("continuing without a cache" in record.getMessage() for record in caplog.records) == 1
+
+
+def test_a_locked_database_is_not_mistaken_for_a_corrupt_one(tmp_path):
+    from caplib.cache import _unreadable
+
+    assert not _unreadable(sqlite3.OperationalError("database is locked"))
+    assert _unreadable(sqlite3.DatabaseError("file is not a database"))

@@ -309,3 +309,30 @@ def test_a_simple_file_with_six_schema_columns_is_accepted(tmp_path, capsys):
     assert run("score", source, "-o", tmp_path / "out.csv", "--metrics", "em", "--no-cache", "--no-progress") == 0
     out = pd.read_csv(tmp_path / "out.csv")
     assert len(out) == 8 and out["em"].sum() == 1.0
+
+
+def test_cache_clear_says_what_it_removed_even_for_an_unreadable_file(tmp_path, capsys):
+    (tmp_path / "nli.sqlite3").write_bytes(b"garbage" * 50)
+    (tmp_path / "baselines.sqlite3.corrupt-12").write_bytes(b"old")
+    assert run("cache", "clear", "--cache-dir", tmp_path) == 0
+    out = capsys.readouterr().out
+    assert "removed 0 cached entries in 2 file(s)" in out and "1 unreadable file(s) set aside earlier" in out
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_score_survives_corrupt_cache_files(profile, tmp_path, capsys, caplog):
+    source = write_correctness(tmp_path / "in.csv")
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    for name in ("nli.sqlite3", "baselines.sqlite3"):
+        (cache / name).write_bytes(b"overwritten " * 300)
+    assert run("score", source, "-o", tmp_path / "out.csv", "--profile", profile, "--metrics", "cap,em",
+               "--cache-dir", cache, "--no-progress") == 0
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err
+    assert sum("moved it aside" in record.getMessage() for record in caplog.records) == 2  # one line per file
+    assert len(list(cache.glob("*.corrupt-*"))) == 2
+    fresh = tmp_path / "fresh.csv"
+    assert run("score", source, "-o", fresh, "--profile", profile, "--metrics", "cap,em", "--no-cache",
+               "--no-progress") == 0
+    assert pd.read_csv(tmp_path / "out.csv")[["cap", "em"]].equals(pd.read_csv(fresh)[["cap", "em"]])
