@@ -294,12 +294,29 @@ def pick_device(device: Any = None) -> str:
     Example:
         >>> pick_device("cpu")
         'cpu'
+
+    Raises:
+        ValueError: a device name torch does not know, or a CUDA / MPS device this machine lacks.
     """
     import torch
 
     if device is None:
         return "cuda" if torch.cuda.is_available() else "cpu"
-    return str(torch.device(device))
+    try:
+        name = torch.device(device)
+    except (RuntimeError, TypeError) as error:
+        raise ValueError(f"--device {device!r} is not a device name ({error}); use cpu, cuda, cuda:1, mps") from None
+    if name.type == "cuda":
+        if not torch.cuda.is_available():
+            raise ValueError(f"--device {device}: no CUDA device here (torch {torch.__version__}, "
+                             f"{'a CPU-only build' if torch.version.cuda is None else 'no GPU visible'}); use --device cpu")
+        if name.index is not None and name.index >= torch.cuda.device_count():
+            raise ValueError(f"--device {device}: this machine has {torch.cuda.device_count()} CUDA device(s)")
+    elif name.type == "mps" and not torch.backends.mps.is_available():
+        raise ValueError(f"--device {device}: MPS is not available here; use --device cpu")
+    elif name.type not in ("cpu", "cuda", "mps"):
+        raise ValueError(f"--device {device}: caplib runs on cpu, cuda or mps, not {name.type}")
+    return str(name)
 
 
 def resolve_dtype(dtype: str, device: str) -> str:

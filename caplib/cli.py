@@ -32,6 +32,7 @@ Example:
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import logging
 import os
@@ -44,7 +45,7 @@ from typing import Any
 
 import pandas as pd
 
-from caplib.checkpoints import CheckpointNotAvailable
+from caplib.checkpoints import CheckpointNotAvailable, pick_device
 from caplib.data import load_scoring_input
 from caplib.runtime import Runtime
 from caplib.scoring import METRIC_NAMES  # score columns `caplib score` writes and `caplib evaluate` looks for
@@ -61,6 +62,11 @@ def _parse_metrics(text: str, configured: Sequence[str]) -> list[str]:
         raise ValueError(f"--metrics: unknown metric(s) {unknown or names}; choose from {', '.join(METRIC_NAMES)} "
                          f"or 'all'")
     return list(dict.fromkeys(names))
+
+
+def _check_input(source: str) -> None:
+    if Path(source).is_dir():
+        raise ValueError(f"{source} is a directory; give the CSV file to read")
 
 
 def _check_output(output: Path, source: str, overwrite: bool) -> None:
@@ -98,6 +104,9 @@ def _score(args: argparse.Namespace) -> int:
 
     profile = load_profile(args.profile)
     metrics = _parse_metrics(args.metrics, list(profile.baselines))
+    _check_input(args.input)
+    if args.device is not None:
+        pick_device(args.device)  # an unknown or absent device is named now, before any model loads
     output = Path(args.output)
     _check_output(output, args.input, args.overwrite)
     frame, gold = load_scoring_input(args.input)
@@ -143,6 +152,14 @@ def _score(args: argparse.Namespace) -> int:
 def _evaluate(args: argparse.Namespace) -> int:
     from caplib.evaluation import report
 
+    _check_input(args.scores)
+    if args.bootstrap < 0:
+        raise ValueError(f"--bootstrap must be 0 (no intervals) or a number of resamples, got {args.bootstrap}")
+    with open(args.scores, newline="", encoding="utf-8") as handle:
+        header = next(csv.reader(handle), [])
+    repeated = sorted({name for name in header if header.count(name) > 1})
+    if repeated:
+        raise ValueError(f"{args.scores}: column(s) {repeated} appear more than once in the header; keep one of each")
     frame = pd.read_csv(args.scores, dtype=str, keep_default_na=False)
     if args.label_column not in frame.columns:
         raise ValueError(f"{args.scores}: no label column {args.label_column!r}; columns are {list(frame.columns)}")

@@ -106,7 +106,18 @@ def test_the_builtin_backbone_lives_where_the_environment_says(tmp_path, monkeyp
 
 
 def test_device_and_dtype():
-    assert pick_device("cpu") == "cpu" and pick_device("cuda:1") == "cuda:1"
+    import torch
+
+    assert pick_device("cpu") == "cpu"
+    with pytest.raises(ValueError, match="not a device name"):
+        pick_device("gpu0")
+    with pytest.raises(ValueError, match="cpu, cuda or mps"):
+        pick_device("meta")
+    if torch.cuda.device_count() >= 2:
+        assert pick_device("cuda:1") == "cuda:1"
+    else:
+        with pytest.raises(ValueError, match="CUDA device"):
+            pick_device("cuda:1")
     assert resolve_dtype("auto", "cpu") == "float32" and resolve_dtype("auto", "cuda") == "float16"
     assert resolve_dtype("fp32", "cuda") == "float32" and resolve_dtype("bf16", "cpu") == "bfloat16"
     with pytest.raises(ValueError, match="needs a CUDA device"):

@@ -336,3 +336,23 @@ def test_score_survives_corrupt_cache_files(profile, tmp_path, capsys, caplog):
     assert run("score", source, "-o", fresh, "--profile", profile, "--metrics", "cap,em", "--no-cache",
                "--no-progress") == 0
     assert pd.read_csv(tmp_path / "out.csv")[["cap", "em"]].equals(pd.read_csv(fresh)[["cap", "em"]])
+
+
+def test_bad_arguments_are_named_before_any_work(tmp_path, capsys, monkeypatch):
+    import caplib.scoring
+    import torch
+
+    monkeypatch.setattr(caplib.scoring, "score_frame", lambda *a, **k: pytest.fail("scoring started"))
+    source = write_correctness(tmp_path / "in.csv")
+    out = tmp_path / "out.csv"
+    expect_error(capsys, "score", source, "-o", out, "--device", "tpu", contains=["--device 'tpu'|tpu"])
+    if not torch.cuda.is_available():
+        expect_error(capsys, "score", source, "-o", out, "--device", "cuda", contains=["no CUDA device here"])
+    expect_error(capsys, "score", source, "-o", out, "--batch-size", "0", contains=["batch_size must be"])
+    expect_error(capsys, "score", tmp_path, "-o", out, contains=["is a directory"])
+    expect_error(capsys, "evaluate", tmp_path, contains=["is a directory"])
+    scored = tmp_path / "scored.csv"
+    scored.write_text("label_semantic,cap,cap\nexact,0.9,0.1\ninvalid,0.2,0.8\n")
+    expect_error(capsys, "evaluate", scored, contains=[r"\['cap'\] appear more than once"])
+    scored.write_text("label_semantic,cap\nexact,0.9\ninvalid,0.2\n")
+    expect_error(capsys, "evaluate", scored, "--bootstrap", "-5", contains=["--bootstrap must be 0"])
