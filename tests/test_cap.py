@@ -136,6 +136,11 @@ def test_several_golds_take_the_maximum(scorer):
     assert frame.cap[1] == pytest.approx(scorer.score([sentences[40]], [candidates[1]])[0], abs=1e-6)
     with pytest.raises(ValueError, match="empty list"):
         scorer.score([[]], ["x"])
+    for shift in range(3):  # the best gold in every position: the maximum, never simply the first gold
+        golds = sentences[20:23][shift:] + sentences[20:23][:shift]
+        rotated = scorer.components([golds], [candidates[0]])
+        assert rotated.cap[0] == pytest.approx(singles[best], abs=1e-6)
+        assert rotated.cap_gold_index[0] == golds.index(best)
 
 
 class CountingGenerator:

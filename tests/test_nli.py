@@ -275,3 +275,28 @@ def test_a_batch_out_of_memory_is_split_in_halves(checkpoint, pairs, monkeypatch
     np.testing.assert_allclose(scorer.predict(premises, hypotheses), expected, atol=1e-5)
     assert sizes[:7] == [8, 4, 2, 2, 4, 2, 2]  # 8 -> 4 + 4 -> (2 + 2) + (2 + 2)
     assert sorted(set(sizes)) == [2, 4, 8] and sizes.count(2) == 12  # 24 pairs = 12 batches of 2 in the end
+
+
+def test_truncation_counts_exactly_the_pairs_over_max_length(checkpoint):
+    """A pair of exactly max_length tokens is not truncated; one token more is (kills a >= / > mutant)."""
+    premise, hypothesis = "Water boils at one hundred degrees at sea level.", "Ice melts."
+    probe = NLIScorer(checkpoint, runtime=Runtime(cache=False, progress=False))
+    probe.load()
+    length = len(probe._tokenizer(premise, hypothesis, verbose=False)["input_ids"])
+    for max_length, expected in ((length, 0), (length - 1, 1), (length + 1, 0)):
+        scorer = NLIScorer(checkpoint, max_length=max_length, runtime=Runtime(cache=False, progress=False))
+        scorer.predict([premise], [hypothesis])
+        assert scorer.last_stats["truncated"] == expected, (max_length, length)
+
+
+def test_two_checkpoints_sharing_a_cache_directory_keep_their_own_probabilities(checkpoint, pairs, tmp_path):
+    """The cache key holds the checkpoint's fingerprint: another model never reads this one's entries."""
+    premises, hypotheses = pairs
+    other = build_nli_checkpoint(tmp_path / "other", seed=1)
+    shared = Runtime(cache=True, cache_dir=tmp_path / "cache", progress=False)
+    NLIScorer(checkpoint, runtime=shared).predict(premises, hypotheses)  # fills the cache with the first model
+    cached = NLIScorer(other, runtime=shared).predict(premises, hypotheses)
+    fresh = NLIScorer(other, runtime=Runtime(cache=False, progress=False)).predict(premises, hypotheses)
+    np.testing.assert_array_equal(cached, fresh)
+    assert not np.allclose(fresh, NLIScorer(checkpoint, runtime=Runtime(cache=False, progress=False))
+                           .predict(premises, hypotheses))

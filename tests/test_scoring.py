@@ -102,3 +102,22 @@ def test_baseline_cache_keys_cannot_collide(tmp_path):
     expected = baselines.score("bleu", list(rows["gold_answer"]), list(rows["answer"]))
     assert expected[0] != pytest.approx(expected[1])
     assert cached.frame["bleu"].tolist() == pytest.approx(expected.tolist(), abs=0)
+
+
+def test_baseline_cache_key_holds_the_question(tmp_path, monkeypatch):
+    """Rows with the same gold and answer but different questions must not share a cached baseline score
+    (COMET reads the question); a metric that depends on the question shows it through score_frame's cache."""
+    real = baselines.score
+
+    def by_question(metric, golds, answers, questions=None, **options):
+        if metric != "em":
+            return real(metric, golds, answers, questions=questions, **options)
+        return np.array([len(q) for q in questions], dtype=float)
+
+    monkeypatch.setattr(baselines, "score", by_question)
+    rows = pd.DataFrame({"question": ["Why?", "Why is the sky blue?"], "gold_answer": ["light", "light"],
+                         "answer": ["light", "light"]})
+    runtime = Runtime(cache=True, cache_dir=tmp_path, progress=False)
+    for _ in range(2):  # cold, then from the cache
+        scored = score_frame(rows, "offline", ["em"], runtime=runtime)
+        assert scored.frame["em"].tolist() == [4.0, 20.0]
