@@ -356,10 +356,12 @@ def score_split(
     data_path: str | os.PathLike[str] | None = None,
     splits_path: str | os.PathLike[str] | None = None,
     runtime: Runtime | None = None,
+    shortcut_seed: int | None = None,
 ) -> SplitScores:
     """Load CAP-Correctness of ``profile`` (or ``data_path``), keep one split's first ``row_limit`` rows and score
     them with every metric of ``metrics``: the first cell of every metric chapter. When the data cannot be read,
-    nothing is scored and the reason is kept (``skipped["data"]``), never a made-up number.
+    nothing is scored and the reason is kept (``skipped["data"]``), never a made-up number. With ``shortcut_seed``
+    the shortcut baseline is added as one more metric (:meth:`SplitScores.with_shortcut`).
 
     Example:
         >>> scores = score_split("offline", ["em", "rouge_l"], split="validation", row_limit=16,
@@ -372,8 +374,9 @@ def score_split(
     frame, reason = load_dataset_or_reason("cap_correctness", profile, data_path, splits_path)
     if frame is None:
         return SplitScores(None, None, tuple(metrics), split, row_limit, reason=reason)
-    return score_rows(select_split(frame, split, row_limit), profile, metrics, runtime=runtime, split=split,
-                      row_limit=row_limit)
+    scores = score_rows(select_split(frame, split, row_limit), profile, metrics, runtime=runtime, split=split,
+                        row_limit=row_limit)
+    return scores if shortcut_seed is None else scores.with_shortcut(seed=shortcut_seed)
 
 
 def class_summary(scores: Sequence[float] | pd.Series, labels: Sequence[str] | pd.Series,
