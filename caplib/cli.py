@@ -22,7 +22,7 @@
 Malformed input exits with status 2 and one message naming file, row and column; no traceback. The output path
 is checked before any model loads; ``-o`` may name the input only with ``--overwrite``; output and signature files
 are written to a temporary file and renamed, so a reader never sees half a file. Ctrl-C exits with status 130 and
-one line.
+one line. ``caplib --debug ...`` shows the full traceback instead (for bug reports).
 
 Example:
     $ caplib score data/sample/cap_correctness.csv -o scores.csv --profile offline --metrics cap,rouge_l
@@ -226,6 +226,7 @@ def _parser() -> argparse.ArgumentParser:
 
     parser = argparse.ArgumentParser(prog="caplib", description="CAP scoring and the monotonicity protocol.")
     parser.add_argument("--version", action="version", version=f"caplib {__version__}")
+    parser.add_argument("--debug", action="store_true", help="show the full traceback of an error (for bug reports)")
     commands = parser.add_subparsers(dest="command", required=True)
 
     score = commands.add_parser("score", help="score a CSV with CAP and baseline metrics")
@@ -281,8 +282,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args))
     except (ValueError, CheckpointNotAvailable, FileNotFoundError, ConnectionError) as exc:
+        if args.debug:
+            raise
         print(f"caplib: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
+        if args.debug:
+            raise
         print("caplib: interrupted", file=sys.stderr)
         return 130

@@ -87,17 +87,26 @@ class OpenAICompatibleClient:
 class TransformersChatClient:
     """A local ``transformers`` chat model, greedy decoding (temperature 0.0 means no sampling).
 
+    The model is found by :func:`caplib.checkpoints.resolve_checkpoint` like every other model in caplib: a local
+    directory, or a Hub id with a pinned ``revision`` already in the local Hugging Face cache (``python -m
+    caplib.checkpoints fetch MODEL --revision REV`` puts it there); it never downloads. ``allow_unpinned`` takes
+    the cached ``main``. ``self.checkpoint`` records what was loaded.
+
     Example:
-        >>> client = TransformersChatClient("Qwen/Qwen3-8B")  # doctest: +SKIP
+        >>> client = TransformersChatClient("Qwen/Qwen3-8B", revision="<40-hex commit>")  # doctest: +SKIP
     """
 
-    def __init__(self, model: str, revision: str | None = None, device: str | None = None) -> None:
+    def __init__(self, model: str, revision: str | None = None, device: str | None = None, *,
+                 allow_unpinned: bool = False) -> None:
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
-        self.tokenizer = AutoTokenizer.from_pretrained(model, revision=revision)
-        self.model = AutoModelForCausalLM.from_pretrained(model, revision=revision)
+        from caplib.checkpoints import pick_device, resolve_checkpoint
+
+        self.checkpoint = resolve_checkpoint(model, revision, allow_unpinned=allow_unpinned)
+        self.tokenizer = AutoTokenizer.from_pretrained(self.checkpoint.path, local_files_only=True)
+        self.model = AutoModelForCausalLM.from_pretrained(self.checkpoint.path, local_files_only=True)
         if device:
-            self.model.to(device)
+            self.model.to(pick_device(device))
         self.model.eval()
 
     def complete(self, system: str, user: str, *, temperature: float, max_tokens: int) -> str:

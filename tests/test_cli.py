@@ -356,3 +356,10 @@ def test_bad_arguments_are_named_before_any_work(tmp_path, capsys, monkeypatch):
     expect_error(capsys, "evaluate", scored, contains=[r"\['cap'\] appear more than once"])
     scored.write_text("label_semantic,cap\nexact,0.9\ninvalid,0.2\n")
     expect_error(capsys, "evaluate", scored, "--bootstrap", "-5", contains=["--bootstrap must be 0"])
+
+
+def test_debug_shows_the_traceback_that_the_plain_run_hides(tmp_path, capsys):
+    source = write_correctness(tmp_path / "in.csv")
+    expect_error(capsys, "score", source, "-o", tmp_path / "o.csv", "--metrics", "blue", contains=["unknown metric"])
+    with pytest.raises(ValueError, match="unknown metric"):
+        run("--debug", "score", source, "-o", tmp_path / "o.csv", "--metrics", "blue")

@@ -80,3 +80,17 @@ def test_unreachable_endpoint_is_a_clear_error():
     client = OpenAICompatibleClient("http://127.0.0.1:9/v1", model="m", timeout=2)
     with pytest.raises(ConnectionError, match="could not reach"):
         client.complete("s", "u", temperature=0.0, max_tokens=1)
+
+
+def test_local_chat_model_is_found_like_every_model_and_never_downloaded(tmp_path, monkeypatch):
+    """TransformersChatClient goes through caplib.checkpoints: an unpinned Hub id is refused, a pinned one that is
+    not in the local cache is reported (with the fetch command), nothing is downloaded."""
+    from caplib.checkpoints import CheckpointNotAvailable
+    from caplib.llm_answers import TransformersChatClient
+
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))  # an empty Hugging Face cache
+    with pytest.raises(ValueError, match="revision"):
+        TransformersChatClient("Qwen/Qwen3-8B")
+    with pytest.raises(CheckpointNotAvailable, match="fetch"):
+        TransformersChatClient("Qwen/Qwen3-8B", revision="0" * 40)
+    assert not (tmp_path / "hf").exists() or not any((tmp_path / "hf").rglob("*.safetensors"))
