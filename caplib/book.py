@@ -43,7 +43,7 @@ from caplib.plots import PRINTED_METRIC
 from caplib.profiles import Profile
 from caplib.runtime import Runtime
 from caplib.scoring import ScoredFrame, score_frame
-from caplib.taxonomy import LABELS, normalize_label
+from caplib.taxonomy import LABELS
 
 __all__ = [
     "DATASET_NAMES",
@@ -116,14 +116,10 @@ def sample_label_passes(rows: pd.DataFrame) -> pd.DataFrame | None:
     CAP-Correctness frame with ``row_id``) that carry both blind labels. None where the pass-B files are absent,
     e.g. outside a caplib checkout, or where ``rows`` holds none of its rows (another data file).
     """
-    directory = data.SAMPLE_DIR / "second_labels" / "pass_b"
-    if not (directory / "labels.jsonl").is_file() or "row_id" not in rows.columns:
+    labels = data.read_label_pass(data.SAMPLE_DIR / "second_labels" / "pass_b")
+    if not labels or "row_id" not in rows.columns:
         return None
-    item_to_row = json.loads((directory / "item_to_row.json").read_text(encoding="utf-8"))
-    labels = [json.loads(line) for line in (directory / "labels.jsonl").read_text(encoding="utf-8").splitlines()
-              if line.strip()]
-    pass_b = pd.DataFrame({"row_id": [int(item_to_row[entry["item"]]) for entry in labels],
-                           "pass_b": [normalize_label(entry["label"]) for entry in labels]})
+    pass_b = pd.DataFrame({"row_id": list(labels), "pass_b": list(labels.values())})
     both = rows[rows["label_semantic_manual"].notna()][["row_id", "label_semantic", "label_semantic_manual"]]
     merged = both.merge(pass_b, on="row_id").rename(columns={"label_semantic": "intended",
                                                             "label_semantic_manual": "pass_a"})

@@ -31,6 +31,7 @@ from __future__ import annotations
 import csv
 import http.client
 import io
+import json
 import re
 import urllib.request
 from pathlib import Path
@@ -476,6 +477,24 @@ def load_sample(name: str) -> pd.DataFrame:
         return load_llm_answers(path)
     splits = SAMPLE_DIR / f"{name}_splits.csv"
     return _SAMPLES[name](path, splits=splits if splits.is_file() else None)
+
+
+def read_label_pass(directory: str | Path) -> dict[int, str]:
+    """``row_id -> label`` of one blind labelling pass of the bundled sample (``data/sample/second_labels/``):
+    ``labels.jsonl`` labels the items of ``item_to_row.json``; labels normalised, never edited; none yet: empty.
+
+    Raises:
+        ValueError: the labels do not cover exactly the items of ``item_to_row.json``.
+    """
+    directory = Path(directory)
+    if not (directory / "labels.jsonl").is_file():
+        return {}
+    item_to_row = json.loads((directory / "item_to_row.json").read_text(encoding="utf-8"))
+    labels = [json.loads(line) for line in (directory / "labels.jsonl").read_text(encoding="utf-8").splitlines()
+              if line.strip()]
+    if sorted(entry["item"] for entry in labels) != sorted(item_to_row):
+        raise ValueError(f"{directory}: labels.jsonl does not label exactly the items of item_to_row.json")
+    return {int(item_to_row[entry["item"]]): normalize_label(entry["label"]) for entry in labels}
 
 
 #: Where the paper profile looks for the official files (``make book PROFILE=paper``).

@@ -12,7 +12,7 @@ Outputs (deterministic, byte for byte):
 - ``data/sample/cap_correctness.csv`` in the published schema (``caplib.data.CORRECTNESS_COLUMNS``);
   ``dataset`` is the source dataset, ``label_semantic`` the class the candidate was written for and
   ``label_semantic_manual`` holds the blind second labels of ``data/sample/second_labels/`` (empty for rows
-  outside that pass; see ``read_second_labels``). Rows follow
+  outside that pass; see ``caplib.data.read_label_pass``). Rows follow
   ``questions.csv``; within a question the 8 classes are shuffled by ``random.Random(f"{SEED}|{question_id}")``
   so that the class cannot be read off the row position.
 - ``data/sample/cap_correctness_splits.csv`` (``row_id,split``): split by question, never by row;
@@ -40,8 +40,8 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from caplib.data import CORRECTNESS_COLUMNS, load_correctness  # noqa: E402
-from caplib.taxonomy import LABELS, normalize_label  # noqa: E402
+from caplib.data import CORRECTNESS_COLUMNS, load_correctness, read_label_pass  # noqa: E402
+from caplib.taxonomy import LABELS  # noqa: E402
 from caplib.text import normalize_text  # noqa: E402
 
 SEED = 2026
@@ -101,22 +101,6 @@ def load_authoring(directory: Path = SAMPLE / "authoring") -> dict[str, dict]:
     return entries
 
 
-def read_second_labels(directory: Path = SAMPLE / "second_labels") -> dict[int, str]:
-    """row_id -> label of the blind second labelling pass (B.3's human validation, here an LLM agent).
-
-    ``items.jsonl`` is what the annotator saw (question, gold, answer; never the intended class), in a seeded
-    random order; ``labels.jsonl`` its labels in the same order; ``item_to_row.json`` maps items to row ids.
-    Labels are taken as written: nobody edits them after the pass.
-    """
-    if not (directory / "labels.jsonl").is_file():  # the pass has not been labelled yet
-        return {}
-    item_to_row = json.loads((directory / "item_to_row.json").read_text())
-    labels = [json.loads(line) for line in (directory / "labels.jsonl").read_text().splitlines() if line.strip()]
-    if sorted(entry["item"] for entry in labels) != sorted(item_to_row):
-        raise AuthoringError(f"{directory}: labels.jsonl does not label exactly the items of item_to_row.json")
-    return {int(item_to_row[entry["item"]]): normalize_label(entry["label"]) for entry in labels}
-
-
 def assemble(questions: pd.DataFrame, authoring: dict[str, dict], seed: int = SEED,
              manual: dict[int, str] | None = None) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """(cap_correctness, splits, provenance) frames from the selected questions and their authoring entries."""
@@ -159,7 +143,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out-dir", type=Path, default=SAMPLE, help="where the three CSV files go")
     args = parser.parse_args(argv)
     questions = pd.read_csv(SAMPLE / "questions.csv", dtype=str, keep_default_na=False)
-    data, splits, provenance = assemble(questions, load_authoring(), manual=read_second_labels())
+    data, splits, provenance = assemble(questions, load_authoring(), manual=read_label_pass(SAMPLE / "second_labels"))
     args.out_dir.mkdir(parents=True, exist_ok=True)
     paths = {name: args.out_dir / f"cap_correctness{suffix}.csv"
              for name, suffix in (("data", ""), ("splits", "_splits"), ("provenance", "_provenance"))}
