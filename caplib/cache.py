@@ -214,7 +214,8 @@ class ContentCache:
 
 
 def clear_cache(directory: Path | str | None = None, namespace: str | None = None) -> int:
-    """Delete the cache databases (all namespaces, or one) and return how many entries they held.
+    """Delete the cache databases (all namespaces, or one; files set aside as unreadable too) and return how many
+    entries they held.
 
     Example:
         >>> import tempfile
@@ -235,6 +236,8 @@ def clear_cache(directory: Path | str | None = None, namespace: str | None = Non
             pass  # an unreadable database is deleted all the same
         for path in (database, Path(f"{database}-wal"), Path(f"{database}-shm")):
             path.unlink(missing_ok=True)
+    for aside in root.glob(f"{pattern}.corrupt-*"):  # unreadable databases a run set aside
+        aside.unlink(missing_ok=True)
     return removed
 
 

@@ -211,11 +211,9 @@ def _cache(args: argparse.Namespace) -> int:
     if args.action == "path":
         print(directory)
     else:
-        files = sorted(path.name for path in directory.glob("*.sqlite3*")) if directory.is_dir() else []
+        files = list(directory.glob("*.sqlite3*")) if directory.is_dir() else []
+        leftovers = [path for path in files if ".corrupt-" in path.name]  # set aside as unreadable by earlier runs
         entries = clear_cache(directory)
-        leftovers = sorted(path.name for path in directory.glob("*.sqlite3.corrupt-*")) if directory.is_dir() else []
-        for name in leftovers:  # files an earlier run set aside as unreadable
-            (directory / name).unlink()
         print(f"removed {entries} cached entries in {len(files)} file(s) from {directory}"
               + (f" (including {len(leftovers)} unreadable file(s) set aside earlier)" if leftovers else ""))
     return 0
