@@ -297,15 +297,11 @@ class SplitScores:
         """
         if self.scored is None:
             return self
-        from caplib.shortcut import shortcut_scores, shortcut_signature
+        from caplib.shortcut import frame_shortcut_scores, shortcut_signature
 
         frame, metrics = self.scored.frame.copy(), dict(self.scored.metrics)
         try:
-            if "label_semantic" not in frame.columns:
-                raise ValueError("no label_semantic column to fit on")
-            frame["shortcut"] = shortcut_scores(frame["gold_answer"].tolist(), frame["answer"].tolist(),
-                                                frame["label_semantic"].tolist(), frame["question"].tolist(),
-                                                seed=seed)
+            frame["shortcut"] = frame_shortcut_scores(frame, seed=seed)
             metrics["shortcut"] = {"status": "scored", "signature": shortcut_signature(seed=seed)}
         except ValueError as error:
             metrics["shortcut"] = {"status": "skipped", "signature": None, "reason": str(error)}

@@ -181,15 +181,12 @@ def _evaluate(args: argparse.Namespace) -> int:
                              f"{frame.at[bad[0], metric]!r} is not a score; {len(bad)} such row(s)")
         frame[metric] = values
     if args.shortcut:
-        from caplib.shortcut import shortcut_scores, shortcut_signature
-        from caplib.taxonomy import normalize_label
+        from caplib.shortcut import frame_shortcut_scores, shortcut_signature
 
-        absent = [name for name in ("question", "gold_answer", "answer") if name not in frame.columns]
-        if absent:
-            raise ValueError(f"{args.scores}: --shortcut needs column(s) {absent}; columns are {list(frame.columns)}")
-        frame["shortcut"] = shortcut_scores(frame["gold_answer"].tolist(), frame["answer"].tolist(),
-                                            [normalize_label(x) for x in frame[args.label_column]],
-                                            groups=frame["question"].tolist(), seed=args.seed)
+        try:
+            frame["shortcut"] = frame_shortcut_scores(frame, args.label_column, seed=args.seed)
+        except ValueError as error:
+            raise ValueError(f"{args.scores}: --shortcut {error}") from None
         metrics.append("shortcut")
         print(f"shortcut: {shortcut_signature(seed=args.seed)}", file=sys.stderr)
     table = report(frame, metrics, args.label_column, n_resamples=args.bootstrap, seed=args.seed)

@@ -23,9 +23,10 @@ import re
 from typing import Sequence
 
 import numpy as np
+import pandas as pd
 
 from caplib.signature import Signature
-from caplib.taxonomy import LABELS, SEVERITY
+from caplib.taxonomy import LABELS, SEVERITY, normalize_label
 
 #: The negation words of the sample audit (issue 12); ``n't`` is matched as a suffix.
 NEGATION_WORDS: tuple[str, ...] = ("not", "no", "never", "cannot", "none", "neither", "nor")
@@ -125,6 +126,21 @@ def shortcut_signature(n_folds: int = 5, seed: int = 0) -> Signature:
 
     return Signature.of("shortcut", {"features": len(FEATURES), "model": "logreg-multinomial-C1",
                                      "folds": f"{n_folds}-by-question", "seed": seed, "sklearn": sklearn.__version__})
+
+
+def frame_shortcut_scores(frame: pd.DataFrame, label_column: str = "label_semantic", seed: int = 0) -> np.ndarray:
+    """:func:`shortcut_scores` of a frame's ``gold_answer``, ``answer``, ``label_column`` (normalised) and
+    ``question`` (the folds) columns.
+
+    Raises:
+        ValueError: a column is missing (named), or what :func:`shortcut_scores` refuses.
+    """
+    absent = [c for c in ("question", "gold_answer", "answer", label_column) if c not in frame.columns]
+    if absent:
+        raise ValueError(f"needs column(s) {absent}; columns are {list(frame.columns)}")
+    return shortcut_scores(frame["gold_answer"].tolist(), frame["answer"].tolist(),
+                           [normalize_label(label) for label in frame[label_column]], frame["question"].tolist(),
+                           seed=seed)
 
 
 def shortcut_scores(golds: Sequence[str], answers: Sequence[str], labels: Sequence[str],

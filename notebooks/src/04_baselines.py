@@ -215,7 +215,7 @@ if "cap" in run:
 
 # %%
 if "cap" in run and "shortcut" in run:
-    verdict, text = book.against_shortcut(evaluation.report(scores.frame, run, "label_semantic"))
+    verdict, text = book.against_shortcut(table)  # Tab. 2's protocol report, computed above
     numbers["cap_vs_shortcut"] = verdict
     display(Markdown(text))
 
