@@ -57,12 +57,15 @@ def draw_pass_b(labels: list[str], pass_a: list[int], seed: int = SEED) -> list[
     return chosen
 
 
-def _write_items(directory: Path, prefix: str, rows: list[int], df: pd.DataFrame) -> None:
-    directory.mkdir(parents=True, exist_ok=True)
-    items = [{"item": f"{prefix}{k:03d}", "question": df.at[r, "question"], "gold_answer": df.at[r, "gold_answer"],
-              "answer": df.at[r, "answer"]} for k, r in enumerate(rows)]
-    (directory / "items.jsonl").write_text("".join(json.dumps(i, ensure_ascii=False) + "\n" for i in items))
-    (directory / "item_to_row.json").write_text(json.dumps({i["item"]: r for i, r in zip(items, rows)}) + "\n")
+def _items(prefix: str, shown: list[tuple[str, str, str]]) -> list[dict[str, str]]:
+    """Items ``<prefix>000``... holding (question, gold answer, answer) only: never the intended class."""
+    return [{"item": f"{prefix}{k:03d}", "question": q, "gold_answer": g, "answer": a}
+            for k, (q, g, a) in enumerate(shown)]
+
+
+def _write_jsonl(path: Path, items: list[dict[str, str]]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(item, ensure_ascii=False) + "\n" for item in items))
 
 
 def main() -> None:
@@ -70,17 +73,19 @@ def main() -> None:
     labels = df["label_semantic"].tolist()
     pass_a = draw_pass_a(labels)
     pass_b = draw_pass_b(labels, pass_a)
-    _write_items(SAMPLE / "second_labels", "C", pass_a, df)
-    _write_items(SAMPLE / "second_labels" / "pass_b", "D", pass_b, df)
+    for directory, prefix, rows in ((SAMPLE / "second_labels", "C", pass_a),
+                                    (SAMPLE / "second_labels" / "pass_b", "D", pass_b)):
+        items = _items(prefix, [(df.at[r, "question"], df.at[r, "gold_answer"], df.at[r, "answer"]) for r in rows])
+        _write_jsonl(directory / "items.jsonl", items)
+        (directory / "item_to_row.json").write_text(json.dumps({i["item"]: r for i, r in zip(items, rows)}) + "\n")
     questions = pd.read_csv(SAMPLE / "questions.csv", dtype=str, keep_default_na=False).set_index("question_id")
     raw = SAMPLE / "llm_answers_raw"
     answers = [json.loads(line) for line in (raw / "answers.jsonl").read_text().splitlines() if line.strip()]
-    items = [{"item": f"L{k:03d}", "question": questions.at[a["question_id"], "question"],
-              "gold_answer": questions.at[a["question_id"], "gold_answer"], "answer": a["answer"]}
-             for k, a in enumerate(answers)]
-    (raw / "items.jsonl").write_text("".join(json.dumps(i, ensure_ascii=False) + "\n" for i in items))
+    llm_items = _items("L", [(questions.at[a["question_id"], "question"], questions.at[a["question_id"], "gold_answer"],
+                              a["answer"]) for a in answers])
+    _write_jsonl(raw / "items.jsonl", llm_items)
     print(f"pass A {len(pass_a)} items ({len(pass_a) / len(df):.1%} of {len(df)} rows), pass B {len(pass_b)}, "
-          f"LLM answers {len(items)}")
+          f"LLM answers {len(llm_items)}")
 
 
 if __name__ == "__main__":

@@ -223,18 +223,19 @@ def test_uncached_hub_id_offline_fails_fast_and_clearly():
 
 
 def test_unpinned_hub_id_is_refused():
+    """NLIScorer resolves through caplib.checkpoints with the runtime's allow_unpinned (tested there in full)."""
     with pytest.raises(ValueError, match="no pinned revision"):
-        resolve_checkpoint("cross-encoder/nli-deberta-v3-large")
+        NLIScorer("cross-encoder/nli-deberta-v3-large", runtime=Runtime(cache=False))
     with pytest.raises(CheckpointNotAvailable, match="revision main"):
-        resolve_checkpoint("caplib-tests/no-such-nli-model", allow_unpinned=True)
+        NLIScorer("caplib-tests/no-such-nli-model", runtime=Runtime(cache=False, allow_unpinned=True))
 
 
 def test_missing_local_directory(tmp_path):
     with pytest.raises(CheckpointNotAvailable, match="does not exist"):
-        resolve_checkpoint(str(tmp_path / "absent" / "model"))
+        NLIScorer(str(tmp_path / "absent" / "model"), runtime=Runtime(cache=False))
     (tmp_path / "empty").mkdir()
     with pytest.raises(CheckpointNotAvailable, match="no config.json"):
-        resolve_checkpoint(tmp_path / "empty")
+        NLIScorer(tmp_path / "empty", runtime=Runtime(cache=False))
 
 
 def test_builtin_offline_backbone(checkpoint, tmp_path, monkeypatch):
