@@ -48,6 +48,7 @@ from caplib.taxonomy import LABELS
 __all__ = [
     "DATASET_NAMES",
     "Datasets",
+    "backbone_figures",
     "SplitScores",
     "cap_scorer",
     "class_summary",
@@ -436,6 +437,34 @@ def cap_scorer(profile: str | Profile, runtime: Runtime | None = None,
         return CAPScorer.from_profile(profile, runtime, **overrides), None
     except CheckpointNotAvailable as error:
         return None, str(error)
+
+
+def backbone_figures(profile: Profile) -> pd.DataFrame | None:
+    """The held-out figures of the offline NLI backbone from its manifest (:mod:`caplib.offline_nli`): the authored
+    corpus's held-out tenth, SuperGLUE CB and GLUE RTE (never trained on), each beside its majority-class baseline,
+    and the hypothesis-only artifact check; None for any other NLI model or before the backbone is built.
+
+    Example:
+        >>> from caplib.profiles import load_profile
+        >>> backbone_figures(load_profile("paper")) is None
+        True
+    """
+    from caplib.checkpoints import BUILTIN_OFFLINE_NLI
+    from caplib.offline_nli.artifact import MANIFEST_FILE, artifact_dir
+
+    path = artifact_dir() / MANIFEST_FILE
+    if profile.nli_model != BUILTIN_OFFLINE_NLI or not path.is_file():
+        return None
+    evaluation = json.loads(path.read_text(encoding="utf-8"))["evaluation"]
+    authored, cb, rte = evaluation["heldout_by_source"]["authored"], evaluation["cb"], evaluation["rte"]["two_way"]
+    rows = {"authored corpus, held-out tenth (3-way)": (authored["n"], authored["accuracy"],
+                                                        authored["majority_baseline"]),
+            "SuperGLUE CB validation (3-way)": (cb["n"], cb["accuracy"], cb["majority_baseline"]),
+            "GLUE RTE validation (entailment or not)": (rte["n"], rte["accuracy"], rte["majority_baseline"])}
+    for direction, check in evaluation.get("hypothesis_only", {}).items():
+        rows[f"hypothesis only, {direction.replace('_', ' ')} (artifact check)"] = (
+            check["n"], check["accuracy"], check["majority_baseline"])
+    return pd.DataFrame(rows, index=["pairs", "accuracy", "majority class"]).T.astype({"pairs": int})
 
 
 def statement_generator(scorer: CAPScorer | None,

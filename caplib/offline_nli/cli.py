@@ -27,13 +27,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     train.add_argument("--out", type=Path, help="write here instead of artifact_dir() (always trains)")
     train.add_argument("--force", action="store_true", help="retrain even when the artifact exists")
     train.add_argument("--seed", type=int, default=Recipe.seed)
-    train.add_argument("--max-train-pairs", type=int, default=Recipe.max_train_pairs)
+    train.add_argument("--max-derived-pairs", type=int, default=Recipe.max_derived_pairs)
     train.add_argument("--quiet", action="store_true", help="no progress bars")
     evaluate_cmd = commands.add_parser("evaluate", help="held-out accuracies of a built backbone, as JSON")
     evaluate_cmd.add_argument("--model", type=Path, help="model directory (default: artifact_dir())")
     args = parser.parse_args(argv)
     if args.command == "train":
-        recipe = replace(Recipe(), seed=args.seed, max_train_pairs=args.max_train_pairs)
+        recipe = replace(Recipe(), seed=args.seed, max_derived_pairs=args.max_derived_pairs)
         if args.out is not None:
             manifest = build(args.out, recipe, progress=not args.quiet)
             path = args.out
@@ -42,7 +42,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             manifest = json.loads((path / MANIFEST_FILE).read_text(encoding="utf-8"))
         summary = {"path": str(path), "wall_time_s": manifest["wall_time_s"],
                    "heldout_accuracy": manifest["evaluation"]["heldout"].get("accuracy"),
-                   "cb_accuracy": manifest["evaluation"]["cb"].get("accuracy")}
+                   "cb_accuracy": manifest["evaluation"]["cb"].get("accuracy"),
+                   "rte_accuracy": manifest["evaluation"]["rte"]["two_way"]["accuracy"]}
         print(json.dumps(summary, indent=2))
         return 0
     model = args.model if args.model is not None else artifact_dir()

@@ -25,7 +25,7 @@ from caplib.offline_nli.rules import antonym_swap, lower_first, narrower_answer,
 from caplib.offline_nli.sources import NOT_ENTAILMENT, NLIPair, QAItem, TrainingData
 from caplib.text import near_duplicates_in, normalize_text
 
-__all__ = ["PAIR_KINDS", "derive_pairs", "is_heldout", "leaked", "split_data", "usable_items"]
+__all__ = ["PAIR_KINDS", "derive_pairs", "identity_pairs", "is_heldout", "item_key", "leaked", "split_data", "usable_items"]
 
 #: Derivation rules of :func:`derive_pairs`: kind -> (label of premise -> hypothesis, what it mimics).
 PAIR_KINDS: Mapping[str, tuple[str, str]] = {
@@ -232,6 +232,23 @@ def _plan(item: QAItem, rng: random.Random, gold_texts: Sequence[str], index: in
     return plan
 
 
+def identity_pairs(pairs: Sequence[NLIPair]) -> list[NLIPair]:
+    """Each authored premise of ``pairs`` paired with itself (kind ``identity``, entailment), once: the exact
+    answer's case, which the authors were told never to write (a hypothesis may not equal its premise).
+
+    Example:
+        >>> pair = NLIPair("Bees make honey.", "Honey is made by bees.", "entailment", "authored_paraphrase",
+        ...                "authored", "general:001")
+        >>> [(p.premise, p.hypothesis) for p in identity_pairs([pair, pair])]
+        [('Bees make honey.', 'Bees make honey.')]
+    """
+    seen: dict[str, NLIPair] = {}
+    for pair in pairs:
+        if pair.source == "authored" and not pair.kind.endswith("_reverse") and pair.premise not in seen:
+            seen[pair.premise] = NLIPair(pair.premise, pair.premise, "entailment", "identity", "authored", pair.item_id)
+    return list(seen.values())
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # Leakage guard and held-out split
 # ---------------------------------------------------------------------------------------------------------------
@@ -291,21 +308,41 @@ def usable_items(items: Sequence[QAItem], max_question_words: int = 60, max_answ
     return result, dict(sorted(reasons.items()))
 
 
+def item_key(source: str, item_id: str) -> tuple[str, str]:
+    """The key that decides whether a pair is held out: the QA item (or general premise) an authored pair's
+    premise id names (``"arc_easy:Mercury_7"`` -> ``("arc_easy", "Mercury_7")``), else the pair's own source and id,
+    so that an item's authored and derived pairs fall on the same side.
+
+    Example:
+        >>> item_key("authored", "arc_easy:Mercury_7"), item_key("mrpc", "12")
+        (('arc_easy', 'Mercury_7'), ('mrpc', '12'))
+    """
+    if source == "authored":
+        premise_source, _, premise_item = item_id.partition(":")
+        return premise_source, premise_item
+    return source, item_id
+
+
 def split_data(data: TrainingData, recipe: Recipe) -> tuple[list[QAItem], list[QAItem], list[NLIPair],
                                                             list[NLIPair], dict[str, Any]]:
-    """Leakage guard, open-QA filter, held-out split: (train items, held-out items, train NLI, held-out NLI, counts)."""
+    """Leakage guard, open-QA filter, held-out split: (train items, held-out items, train NLI, held-out NLI, counts).
+
+    An NLI pair whose premise or hypothesis near-duplicates a reserved question is dropped with every pair of the
+    same item (for the authored corpus: of the same premise); items are held out by :func:`item_key`.
+    """
     threshold = recipe.near_duplicate_threshold
     leak_qa = set(leaked([item.question for item in data.qa_items], data.reserved_questions, threshold))
-    leak_nli = set(leaked([p.premise for p in data.nli_pairs], data.reserved_questions, threshold))
+    texts = [text for p in data.nli_pairs for text in (p.premise, p.hypothesis)]  # both sides of every pair
+    leak_nli = {i // 2 for i in leaked(texts, data.reserved_questions, threshold)}
     qa, _ = usable_items([item for i, item in enumerate(data.qa_items) if i not in leak_qa],
                          recipe.max_question_words, recipe.max_answer_words)
-    nli = [p for i, p in enumerate(data.nli_pairs) if i not in leak_nli]
     leaked_keys = {(x.source, x.item_id) for i, x in enumerate(data.qa_items) if i in leak_qa}
     leaked_keys |= {(x.source, x.item_id) for i, x in enumerate(data.nli_pairs) if i in leak_nli}
+    nli = [p for p in data.nli_pairs if (p.source, p.item_id) not in leaked_keys]  # a leaked premise: all its pairs
     kept_keys = {(x.source, x.item_id) for x in (*qa, *nli)}
 
     def held(key: tuple[str, str]) -> bool:
-        return is_heldout(*key, seed=recipe.seed, fraction=recipe.heldout_fraction)
+        return is_heldout(*item_key(*key), seed=recipe.seed, fraction=recipe.heldout_fraction)
 
     counts: dict[str, Any] = {}
     for source in sorted({x.source for x in (*data.qa_items, *data.nli_pairs)}):

@@ -41,7 +41,9 @@ class Recipe:
     learning_rate: float = 8e-5
     warmup_fraction: float = 0.06
     weight_decay: float = 0.01
-    max_train_pairs: int = 12_000
+    max_derived_pairs: int = 2_000
+    max_train_pairs: int = 13_000
+    identity_pairs: bool = True
     heldout_fraction: float = 0.1
     near_duplicate_threshold: float = 0.9
     freeze_word_embeddings: bool = True

