@@ -442,7 +442,8 @@ def cap_scorer(profile: str | Profile, runtime: Runtime | None = None,
 def backbone_figures(profile: Profile) -> pd.DataFrame | None:
     """The held-out figures of the offline NLI backbone from its manifest (:mod:`caplib.offline_nli`): the authored
     corpus's held-out tenth, SuperGLUE CB and GLUE RTE (never trained on), each beside its majority-class baseline,
-    and the hypothesis-only artifact check; None for any other NLI model or before the backbone is built.
+    and the corpus's hypothesis-only artifact check (``data/nli/stats.json``); None for any other NLI model or
+    before the backbone is built.
 
     Example:
         >>> from caplib.profiles import load_profile
@@ -461,7 +462,9 @@ def backbone_figures(profile: Profile) -> pd.DataFrame | None:
                                                         authored["majority_baseline"]),
             "SuperGLUE CB validation (3-way)": (cb["n"], cb["accuracy"], cb["majority_baseline"]),
             "GLUE RTE validation (entailment or not)": (rte["n"], rte["accuracy"], rte["majority_baseline"])}
-    for direction, check in evaluation.get("hypothesis_only", {}).items():
+    from caplib.offline_nli.corpus import read_stats
+
+    for direction, check in read_stats().get("hypothesis_only", {}).items():
         rows[f"hypothesis only, {direction.replace('_', ' ')} (artifact check)"] = (
             check["n"], check["accuracy"], check["majority_baseline"])
     return pd.DataFrame(rows, index=["pairs", "accuracy", "majority class"]).T.astype({"pairs": int})

@@ -150,8 +150,14 @@ def _sha256(stamp: tuple[tuple[str, str | None, int, int], ...]) -> str:
     return digest.hexdigest()
 
 
+#: Files of a model directory that record how it was built, not what it computes (the offline backbone's
+#: manifest, with wall times, and its held-out pairs): left out of its hash, so two builds of the same weights
+#: share one signature and one cache.
+BUILD_RECORDS = ("manifest.json", "heldout_pairs.jsonl")
+
+
 def _directory_files(path: Path) -> list[Path]:
-    return sorted(p for p in path.rglob("*") if p.is_file())
+    return sorted(p for p in path.rglob("*") if p.is_file() and p.relative_to(path).as_posix() not in BUILD_RECORDS)
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ Example::
     python scripts/nli_corpus.py assemble
     python scripts/nli_corpus.py second               # drawing 0
     python scripts/nli_corpus.py second --revision 1  # drawing 1: the reworded_answer pairs (brief, revision 1)
+    python scripts/nli_corpus.py stats                # data/nli/stats.json, once the labels are in
 """
 
 from __future__ import annotations
@@ -155,16 +156,26 @@ def second(revision: int) -> None:
     print(f"drawing {revision}: {len(chosen)} of {len(fresh)} pairs; {len(mapping)} items in all")
 
 
+def stats() -> None:
+    """``stats.json``: counts, agreement of the blind pass, hypothesis-only check (caplib.offline_nli.corpus)."""
+    result = corpus.corpus_stats(NLI)
+    (NLI / "stats.json").write_text(json.dumps(result, indent=1) + "\n")
+    print(json.dumps({k: result[k] for k in ("pairs", "hypotheses_disputed", "hypothesis_only")}, indent=1))
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="step", required=True)
     sub.add_parser("select").add_argument("--out", type=Path, default=NLI / "authoring")
     sub.add_parser("assemble")
+    sub.add_parser("stats")
     sub.add_parser("second").add_argument("--revision", type=int, choices=(0, 1), default=0)
     args = parser.parse_args()
     if args.step == "select":
         select(args.out)
     elif args.step == "assemble":
         assemble()
+    elif args.step == "stats":
+        stats()
     else:
         second(args.revision)

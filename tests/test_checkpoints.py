@@ -85,6 +85,21 @@ def test_local_paths_are_checked(tmp_path):
     assert resolve_checkpoint(tmp_path / "no-weights", transformers_layout=False).path == tmp_path / "no-weights"
 
 
+def test_a_model_directory_hash_covers_model_files_but_not_build_records(tmp_path):
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "config.json").write_text("{}")
+    (model / "model.safetensors").write_bytes(b"weights")
+    first = resolve_checkpoint(model).fingerprint
+    (model / "manifest.json").write_text('{"wall_time_s": 500}')  # a rebuild of the same weights, other wall times
+    (model / "heldout_pairs.jsonl").write_text("{}\n")
+    assert resolve_checkpoint(model).fingerprint == first
+    (model / "model.safetensors").write_bytes(b"other weights")
+    assert resolve_checkpoint(model).fingerprint != first
+    expected = hashlib.sha256(b"config.json\x00{}" + b"model.safetensors\x00other weights")
+    assert resolve_checkpoint(model).fingerprint == expected.hexdigest()
+
+
 def test_a_comet_checkpoint_file_is_hashed_with_its_hparams(tmp_path):
     (tmp_path / "comet" / "checkpoints").mkdir(parents=True)
     (tmp_path / "comet" / "hparams.yaml").write_text("encoder_model: XLM-RoBERTa\n")

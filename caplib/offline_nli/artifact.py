@@ -24,7 +24,6 @@ from typing import Any
 
 from caplib.checkpoints import OFFLINE_NLI_ENV, offline_nli_dir, sha256_of
 from caplib.nli import LABEL_ORDER
-from caplib.offline_nli.corpus import hypothesis_only_accuracy
 from caplib.offline_nli.pairs import derive_pairs, identity_pairs, split_data
 from caplib.offline_nli.recipe import RECIPE_VERSION, Recipe, base_model_dir
 from caplib.offline_nli.sources import SOURCES, NLIPair, TrainingData, load_training_data
@@ -89,13 +88,6 @@ def build(output_dir: Path | str, recipe: Recipe = Recipe(), data: TrainingData 
     training = train_model(train_pairs, output_dir, recipe, progress=progress)
     write_pairs(heldout_pairs, output_dir / HELDOUT_FILE)
     evaluation = evaluate(output_dir, heldout_pairs, data.checks, progress=progress)
-    authored = [p for p in (*train_nli, *heldout_nli) if p.source == "authored"]
-    if authored:
-        evaluation["hypothesis_only"] = {
-            direction: hypothesis_only_accuracy([p.hypothesis for p in rows], [p.label for p in rows],
-                                                [p.item_id for p in rows], seed=recipe.seed)
-            for direction, rows in (("both_directions", authored),
-                                    ("forward_only", [p for p in authored if not p.kind.endswith("_reverse")]))}
     for source, row in counts.items():
         row["pairs_train"] = sum(p.source == source for p in train_pairs)
         row["pairs_heldout"] = sum(p.source == source for p in heldout_pairs)

@@ -23,14 +23,15 @@ from __future__ import annotations
 
 import json
 import random
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["CORPUS_DIR", "RELATIONS", "Relation", "disputed_pairs", "hypothesis_only_accuracy", "pairs_from_entries",
+__all__ = ["CORPUS_DIR", "RELATIONS", "Relation", "corpus_stats", "disputed_pairs", "hypothesis_only_accuracy", "pairs_from_entries",
            "second_pass_agreement",
-           "read_corpus", "relation_rotation", "write_corpus"]
+           "read_corpus", "read_stats", "relation_rotation", "write_corpus"]
 
 #: The corpus directory of the source tree (``data/nli``).
 CORPUS_DIR = Path(__file__).resolve().parents[2] / "data" / "nli"
@@ -140,6 +141,31 @@ def read_corpus(path: Path | str = CORPUS_DIR / "pairs.jsonl") -> list[dict[str,
         raise FileNotFoundError(f"{path} not found: the authored NLI corpus ships with the source tree (data/nli)")
     with open(path, encoding="utf-8") as handle:
         return [json.loads(line) for line in handle if line.strip()]
+
+
+def corpus_stats(directory: Path | str = CORPUS_DIR) -> dict[str, Any]:
+    """What ``data/nli/stats.json`` records: counts, the blind second pass's agreement and the hypothesis-only
+    check (:func:`hypothesis_only_accuracy`) on all pairs and on forward pairs (about 35 s: run by
+    ``scripts/nli_corpus.py stats``, read with :func:`read_stats`).
+    """
+    pairs = read_corpus(Path(directory) / "pairs.jsonl")
+    forward = [p for p in pairs if p["direction"] == "forward"]
+
+    def check(rows: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+        return hypothesis_only_accuracy([p["hypothesis"] for p in rows], [p["label"] for p in rows],
+                                        [p["premise_id"] for p in rows])
+
+    return {"premises": len({p["premise_id"] for p in pairs}), "hypotheses": len(forward), "pairs": len(pairs),
+            "labels": dict(sorted(Counter(p["label"] for p in pairs).items())),
+            "relations": dict(sorted(Counter(p["relation"] for p in forward).items())),
+            "second_pass": second_pass_agreement(directory), "hypotheses_disputed": len(disputed_pairs(directory)),
+            "hypothesis_only": {"both_directions": check(pairs), "forward_only": check(forward)}}
+
+
+def read_stats(directory: Path | str = CORPUS_DIR) -> dict[str, Any]:
+    """``stats.json`` of the corpus (:func:`corpus_stats`), or an empty dict where it is missing."""
+    path = Path(directory) / "stats.json"
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
 
 
 def disputed_pairs(directory: Path | str = CORPUS_DIR) -> set[str]:
