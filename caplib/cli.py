@@ -9,12 +9,18 @@
     ``cap_``). When the input carries ``premise``/``hypothesis`` statements (as the released
     CAP-Correctness does), CAP scores those, as the paper did; ``--regenerate-statements`` makes
     them anew with the profile's statement generator. Baselines score gold answer vs answer through
-    ``caplib.baselines.score`` with the profile's options. A metric that is not available here is
-    skipped with its reason (no column; reason on stderr and in the signature file), never faked.
+    ``caplib.baselines.score`` with the profile's options. A metric asked for that cannot run here (a checkpoint
+    not fetched) fails the run with its reason and writes nothing (status 3); with ``--allow-skip`` it is skipped
+    instead (no column; reason on stderr and in the signature file), never faked. A profile with a lock file
+    (``caplib fetch``) has every locked file checked first.
     Settings signatures are printed and written to ``OUT.csv.signature.json``.
 
 ``caplib evaluate OUT.csv --label-column label_semantic [--json] [--shortcut]``
     The monotonicity protocol (``caplib.evaluation.report``) for every metric column found.
+
+``caplib fetch [--profile paper] [--update] [--dry-run]``
+    Download the profile's official CSVs and Hub checkpoints once and lock them (``caplib.fetch``): the one
+    command of caplib that uses the network. Exit status 2 when any item fails, one line per item saying why.
 
 ``caplib cache clear|path``
     Empty the on-disk cache of model outputs (``caplib.cache``), or print where it is.
@@ -104,6 +110,10 @@ def _score(args: argparse.Namespace) -> int:
 
     profile = load_profile(args.profile)
     metrics = _parse_metrics(args.metrics, list(profile.baselines))
+    if profile.lock is not None:
+        from caplib.lock import verify_lock
+
+        verify_lock(profile.lock, profile.data_dir, profile.statement_dir)
     _check_input(args.input)
     if args.device is not None:
         pick_device(args.device)  # an unknown or absent device is named now, before any model loads
@@ -123,7 +133,11 @@ def _score(args: argparse.Namespace) -> int:
     scored = score_frame(frame, profile, metrics, gold_column=gold, regenerate_statements=args.regenerate_statements,
                          components=args.components, runtime=runtime)
     for metric, reason in scored.skipped.items():
-        print(f"caplib: skipped {metric}: {reason}", file=sys.stderr)
+        print(f"caplib: {'skipped' if args.allow_skip else 'cannot run'} {metric}: {reason}", file=sys.stderr)
+    if scored.skipped and not args.allow_skip:
+        print(f"caplib: error: {len(scored.skipped)} metric(s) asked for cannot run here, so nothing was written; "
+              f"fix the reason above, or pass --allow-skip to write the others", file=sys.stderr)
+        return 3
     truncated = scored.metrics.get("cap", {}).get("truncated_pairs", 0)
     if truncated:
         print(f"caplib: {truncated} NLI pair(s) were truncated to the profile's max_length", file=sys.stderr)
@@ -201,6 +215,14 @@ def _evaluate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _fetch(args: argparse.Namespace) -> int:
+    from caplib.fetch import fetch_profile
+
+    result = fetch_profile(args.profile, update=args.update, dry_run=args.dry_run,
+                           progress=not args.no_progress and sys.stderr.isatty())
+    return 2 if result.failures else 0
+
+
 def _cache(args: argparse.Namespace) -> int:
     from caplib.cache import clear_cache, default_cache_dir
 
@@ -243,6 +265,8 @@ def _parser() -> argparse.ArgumentParser:
     score.add_argument("--components", action="store_true", help="also write CAP's components (cap_* columns)")
     score.add_argument("--allow-unpinned", action="store_true",
                        help="load Hub models without a pinned revision from 'main' (the commit used is recorded)")
+    score.add_argument("--allow-skip", action="store_true",
+                       help="write the other metrics when one asked for cannot run here (default: fail, status 3)")
     score.add_argument("--no-cache", action="store_true", help="neither read nor write the on-disk cache")
     score.add_argument("--cache-dir", default=None, help="cache directory (default: $CAPLIB_CACHE_DIR or "
                                                          "~/.cache/caplib)")
@@ -259,6 +283,13 @@ def _parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--shortcut", action="store_true",
                           help="add the shortcut baseline: out-of-fold surface-feature scores (caplib.shortcut)")
     evaluate.set_defaults(func=_evaluate)
+
+    fetch = commands.add_parser("fetch", help="download a profile's data and checkpoints once and lock them")
+    fetch.add_argument("--profile", default="paper", help="paper (default) or a profile YAML file")
+    fetch.add_argument("--update", action="store_true", help="re-resolve every revision and write the lock anew")
+    fetch.add_argument("--dry-run", action="store_true", help="list what would be fetched; no network")
+    fetch.add_argument("--no-progress", action="store_true", help="no progress bars")
+    fetch.set_defaults(func=_fetch)
 
     cache = commands.add_parser("cache", help="manage the on-disk cache of model outputs")
     cache.add_argument("action", choices=("clear", "path"))

@@ -13,14 +13,22 @@ Schema (every key required, no others)::
 
     name: str
     description: str
+    data:       sample | <directory of the official CSVs>
     cap:        {alpha: float in [0, 1], lam: float in [0, 1]}
     nli:        {model: str, revision: str | null, batch_size: int, dtype: str, max_length: int}
     statements: {model: str | null, base_model: str | null, base_revision: str | null}
     baselines:  {<metric of caplib.baselines.METRICS>: {option: value, ...}, ...}
 
-A ``revision: null`` for a Hub model means "not pinned": loading it for CAP needs
-``allow_unpinned=True`` and the signature then records the commit actually used
-(:func:`caplib.nli.resolve_checkpoint`). Revisions are never made up.
+**Paths.** A model or data value that starts with ``./``, ``../``, ``/`` or ``~`` is a local path; a relative one
+is read against the profile file's directory, never against the working directory (chapters run in
+``book/chapters``). Any other model value is a Hub id (or a ``builtin:`` name), so a missing local directory is
+never taken for a Hub id.
+
+**Revisions and the lock.** A ``revision: null`` for a Hub model means "not pinned in the YAML". When the profile
+has a lock file beside it (``paper.lock.json``, written by ``caplib fetch --profile paper``, :mod:`caplib.lock`),
+every such model is pinned to its locked commit; a YAML revision that disagrees with the lock is an error. A model
+pinned by neither needs ``allow_unpinned=True`` and the signature then records the commit actually used.
+Revisions are never made up.
 
 Example:
     >>> profile = load_profile("paper")
@@ -39,7 +47,9 @@ from typing import Any
 
 import yaml
 
-__all__ = ["PROFILE_DIR", "Profile", "ProfileError", "available_profiles", "load_profile"]
+from caplib.lock import Lock, lock_path, read_lock
+
+__all__ = ["PROFILE_DIR", "SAMPLE_DATA", "Profile", "ProfileError", "available_profiles", "is_local_path", "load_profile"]
 
 #: Where the bundled profiles live.
 PROFILE_DIR = Path(__file__).resolve().parent / "profiles"
@@ -49,7 +59,9 @@ _SCHEMA: Mapping[str, tuple[str, ...]] = {
     "nli": ("model", "revision", "batch_size", "dtype", "max_length"),
     "statements": ("model", "base_model", "base_revision"),
 }
-_TOP = ("name", "description", *_SCHEMA, "baselines")
+_TOP = ("name", "description", "data", *_SCHEMA, "baselines")
+#: The ``data`` value of a profile that reads the bundled sample (:func:`caplib.data.load_sample`).
+SAMPLE_DATA = "sample"
 
 
 class ProfileError(ValueError):
@@ -74,6 +86,19 @@ class Profile:
     statement_base_revision: str | None
     baselines: Mapping[str, Mapping[str, Any]]
     source: Path
+    data_dir: Path | None = None  # the official CSVs' directory; None: the bundled sample
+    lock: Lock | None = None
+
+    @property
+    def statement_dir(self) -> Path | None:
+        """The local directory of the statement model, None when the profile names none there (template, Hub id)."""
+        model = self.statement_model
+        return Path(model) if model is not None and is_local_path(model) else None
+
+    @property
+    def lock_path(self) -> Path:
+        """Where this profile's lock file is (or would be written): beside the YAML, ``<name>.lock.json``."""
+        return lock_path(self.source)
 
     def cap_kwargs(self) -> dict[str, Any]:
         """Keyword arguments of :class:`caplib.cap.CAPScorer` for this profile (batch size and dtype are runtime
@@ -134,16 +159,62 @@ def _optional_str(value: Any, where: str, source: Path) -> str | None:
     return None if value is None else _typed(value, str, where, source)
 
 
-def load_profile(name_or_path: str | os.PathLike[str] | Profile) -> Profile:
+def is_local_path(value: str) -> bool:
+    """Whether a profile value names a local path (``./``, ``../``, ``/``, ``~``) rather than a Hub id.
+
+    Example:
+        >>> is_local_path("../../models/statements"), is_local_path("google/mt5-small")
+        (True, False)
+    """
+    return value.startswith(("./", "../", "/", "~")) or value in (".", "..")
+
+
+def _path_value(value: str | None, source: Path) -> str | None:
+    """A local path value made absolute against the profile's directory; other values unchanged."""
+    if value is None or not is_local_path(value):
+        return value
+    path = Path(value).expanduser()
+    return str(path if path.is_absolute() else (source.parent / path).resolve())
+
+
+def _pinned(model: str | None, revision: str | None, lock: Lock | None, where: str, source: Path) -> str | None:
+    """``revision``, or the lock's commit of ``model`` when the YAML leaves it null."""
+    locked = None if lock is None or model is None else lock.commit(model)
+    if revision is not None and locked is not None and revision != locked:
+        raise ProfileError(f"{source}: {where} pins {model} to {revision}, but {lock.path} locks {locked}; fix the "
+                           f"YAML or re-lock with `caplib fetch --profile {source} --update`")
+    return revision if revision is not None else locked
+
+
+def _baseline_options(metric: str, options: Mapping[str, Any], lock: Lock | None, source: Path) -> dict[str, Any]:
+    """A baseline's options with a local ``model`` path made absolute and an unpinned Hub model locked."""
+    from caplib.baselines.neural import bertscore_repo, comet_repo
+
+    options = dict(options)
+    model = options.get("model")
+    if isinstance(model, str):
+        options["model"] = _path_value(model, source)
+        if metric in ("bertscore", "comet") and not is_local_path(model) and model != "offline":
+            repo = bertscore_repo(model) if metric == "bertscore" else comet_repo(model)
+            revision = _pinned(repo, options.get("revision"), lock, f"baselines.{metric}.revision", source)
+            if revision is not None:
+                options["revision"] = revision
+    return options
+
+
+def load_profile(name_or_path: str | os.PathLike[str] | Profile, *, locked: bool = True) -> Profile:
     """Load a bundled profile by name (``"paper"``, ``"offline"``) or any profile YAML file by path.
 
     A :class:`Profile` is returned as it is, so every function that takes a profile calls this once.
+    ``locked=False`` ignores the lock file (``caplib fetch --update`` re-resolves the YAML's revisions).
 
     Raises:
         ProfileError: unknown name, unreadable file, or a file that breaks the schema.
     """
     if isinstance(name_or_path, Profile):
-        return name_or_path
+        if locked or name_or_path.lock is None:
+            return name_or_path
+        name_or_path = name_or_path.source
     text = os.fspath(name_or_path)
     source = Path(text).expanduser()
     if not source.is_file():
@@ -177,19 +248,33 @@ def load_profile(name_or_path: str | os.PathLike[str] | Profile) -> Profile:
     for key in ("batch_size", "max_length"):
         if _typed(nli[key], int, f"nli.{key}", source) < 1:
             raise ProfileError(f"{source}: nli.{key} must be a positive integer, got {nli[key]}")
+    source = source.resolve()
+    data_value = _typed(data["data"], str, "data", source)
+    if data_value != SAMPLE_DATA and not is_local_path(data_value):
+        raise ProfileError(f"{source}: data must be {SAMPLE_DATA!r} or a directory path starting with ./, ../, / or ~ "
+                           f"(read against the profile's directory), got {data_value!r}")
+    lock = read_lock(lock_path(source)) if locked else None
+    nli_model = _path_value(_typed(nli["model"], str, "nli.model", source), source)
+    base_model = _path_value(_optional_str(statements["base_model"], "statements.base_model", source), source)
     return Profile(
         name=_typed(data["name"], str, "name", source),
         description=" ".join(_typed(data["description"], str, "description", source).split()),
         alpha=weights["alpha"],
         lam=weights["lam"],
-        nli_model=_typed(nli["model"], str, "nli.model", source),
-        nli_revision=_optional_str(nli["revision"], "nli.revision", source),
+        nli_model=nli_model,
+        nli_revision=_pinned(nli_model, _optional_str(nli["revision"], "nli.revision", source), lock,
+                             "nli.revision", source),
         batch_size=nli["batch_size"],
         dtype=_typed(nli["dtype"], str, "nli.dtype", source),
         max_length=nli["max_length"],
-        statement_model=_optional_str(statements["model"], "statements.model", source),
-        statement_base_model=_optional_str(statements["base_model"], "statements.base_model", source),
-        statement_base_revision=_optional_str(statements["base_revision"], "statements.base_revision", source),
-        baselines=MappingProxyType({metric: MappingProxyType(dict(options)) for metric, options in baselines.items()}),
-        source=source.resolve(),
+        statement_model=_path_value(_optional_str(statements["model"], "statements.model", source), source),
+        statement_base_model=base_model,
+        statement_base_revision=_pinned(base_model, _optional_str(statements["base_revision"],
+                                                                  "statements.base_revision", source),
+                                        lock, "statements.base_revision", source),
+        baselines=MappingProxyType({metric: MappingProxyType(_baseline_options(metric, options, lock, source))
+                                    for metric, options in baselines.items()}),
+        source=source,
+        data_dir=None if data_value == SAMPLE_DATA else Path(_path_value(data_value, source) or ""),
+        lock=lock,
     )

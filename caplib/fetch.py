@@ -1,0 +1,306 @@
+"""``caplib fetch --profile paper``: download a profile's data and checkpoints once, and lock them.
+
+The one step of caplib that uses the network (besides :func:`caplib.checkpoints.fetch`, which it calls). For the
+paper profile it fetches
+
+* the three official CSVs (:data:`caplib.data.OFFICIAL_URLS`) into the profile's data directory
+  (``data/official/``), resumably (``<file>.part`` until complete), then writes the seeded CAP-Statements split
+  when the data has none (:func:`caplib.data.ensure_statement_splits`);
+* the four checkpoints of App. C.2 (the NLI cross-encoder, mT5-small to fine-tune, BERTScore's roberta-large,
+  COMET's wmt22-comet-da) and the config and tokenizer of COMET's encoder (xlm-roberta-large, which COMET loads by
+  name), through ``huggingface_hub.snapshot_download`` into the Hugging Face cache;
+
+and writes the lock (:mod:`caplib.lock`): each model's 40-hex commit and file hashes, each data file's URL,
+SHA-256, size and date. With a lock in place a second run fetches exactly the locked commits and checks every hash
+(a changed file is an error naming it; nothing already there is downloaded again); ``update=True`` re-resolves
+every revision and re-locks. Before any download, each host needed is probed once (a few seconds at most): with
+no network every item fails at once with one line saying which host cannot be reached and what to do. The lock is
+written only when every item succeeded, so nothing half-fetched is ever recorded as complete.
+
+``HF_ENDPOINT`` points the Hub client at a mirror; ``CAPLIB_DATA_URL`` replaces the base URL of the CSVs.
+
+Example:
+    >>> [item.name for item in plan(load_profile("offline"))]
+    []
+    >>> [item.role for item in plan(load_profile("paper"))][:3]
+    ['data', 'data', 'data']
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import datetime
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from caplib.checkpoints import CheckpointNotAvailable, resolve_checkpoint, sha256_of
+from caplib.checkpoints import fetch as fetch_checkpoint
+from caplib.data import OFFICIAL_URLS, STATEMENTS_SPLITS_FILE, ensure_statement_splits
+from caplib.lock import Lock, LockedData, LockedModel, directory_hashes, write_lock
+from caplib.profiles import Profile, is_local_path, load_profile
+
+__all__ = ["DATA_URL_ENV", "FetchResult", "Item", "data_url", "fetch_profile", "plan"]
+
+#: Environment variable replacing the base URL of the official CSVs (a mirror; the file names stay).
+DATA_URL_ENV = "CAPLIB_DATA_URL"
+_PROBE_TIMEOUT = 4.0
+_COMMIT = re.compile(r"[0-9a-f]{40}")
+
+
+@dataclass(frozen=True)
+class Item:
+    """One thing to fetch: a data file (``role == "data"``) or a Hub model (``nli``, ``statements-base``,
+    ``bertscore``, ``comet``, ``comet-encoder``) at ``revision`` (None: ``main``)."""
+
+    role: str
+    name: str
+    source: str
+    revision: str | None = None
+
+    @property
+    def host(self) -> str:
+        """What must be reachable to fetch it (scheme and host)."""
+        from huggingface_hub import constants
+
+        parts = urlsplit(self.source if self.role == "data" else constants.ENDPOINT)
+        return f"{parts.scheme}://{parts.netloc}"
+
+
+@dataclass(frozen=True)
+class FetchResult:
+    """What :func:`fetch_profile` did: one line per item, the failures (item name -> reason), the lock written."""
+
+    lines: list[str]
+    failures: dict[str, str]
+    lock: Lock | None
+
+
+def data_url(name: str) -> str:
+    """The URL an official CSV is fetched from: ``$CAPLIB_DATA_URL/<name>``, else :data:`caplib.data.OFFICIAL_URLS`.
+
+    Example:
+        >>> data_url("CAP-Statements.csv").endswith("/data/CAP-Statements.csv")
+        True
+    """
+    base = os.environ.get(DATA_URL_ENV)
+    return f"{base.rstrip('/')}/{name}" if base else OFFICIAL_URLS[name]
+
+
+def _hub_model(model: str | None) -> bool:
+    return bool(model) and not model.startswith("builtin:") and not is_local_path(model) and model != "offline"
+
+
+def plan(profile: Profile, locked: bool = True) -> list[Item]:
+    """What ``caplib fetch`` fetches for ``profile``, in order (COMET's encoder is found in COMET's snapshot later).
+
+    ``locked``: fetch the revisions the lock pins (False: the YAML's, i.e. re-resolve).
+    """
+    from caplib.baselines.neural import bertscore_repo, comet_repo
+
+    settings = profile if locked else load_profile(profile.source, locked=False)
+    items = [] if settings.data_dir is None else [Item("data", name, data_url(name)) for name in OFFICIAL_URLS]
+    models = [("nli", settings.nli_model, settings.nli_revision),
+              ("statements-base", settings.statement_base_model, settings.statement_base_revision)]
+    for metric, repo in (("bertscore", bertscore_repo), ("comet", comet_repo)):
+        options = settings.baselines.get(metric)
+        if options is not None and _hub_model(options.get("model")):
+            models.append((metric, repo(options["model"]), options.get("revision")))
+    items += [Item(role, model, model, revision) for role, model, revision in models if _hub_model(model)]
+    return items
+
+
+def _probe(host: str) -> str | None:
+    """None when ``host`` answers HTTP within a few seconds, else why not."""
+    import requests
+
+    try:
+        requests.head(host, timeout=_PROBE_TIMEOUT, allow_redirects=False)
+    except requests.RequestException as error:
+        causes = re.findall(r"\b(NameResolutionError|ConnectTimeoutError|NewConnectionError|ReadTimeoutError|"
+                            r"SSLError|ProxyError|Connection refused)\b", str(error))
+        return f"{type(error).__name__}" + (f", {causes[0]}" if causes else "")
+    return None
+
+
+def _download(url: str, target: Path, progress: bool) -> None:
+    """``url`` to ``target`` through ``<target>.part`` (resumed with a Range request when a part is there)."""
+    import requests
+    from tqdm.auto import tqdm
+
+    part = target.with_name(f"{target.name}.part")
+    start = part.stat().st_size if part.is_file() else 0
+    headers = {"Range": f"bytes={start}-"} if start else {}
+    with requests.get(url, headers=headers, stream=True, timeout=(_PROBE_TIMEOUT, 60)) as response:
+        if response.status_code == 416:  # the part is already complete
+            part.replace(target)
+            return
+        response.raise_for_status()
+        mode = "ab" if start and response.status_code == 206 else "wb"
+        size = int(response.headers.get("Content-Length", 0)) + (start if mode == "ab" else 0)
+        with open(part, mode) as handle, tqdm(total=size or None, initial=start if mode == "ab" else 0, unit="B",
+                                              unit_scale=True, desc=target.name, disable=not progress) as bar:
+            for block in response.iter_content(1 << 16):
+                handle.write(block)
+                bar.update(len(block))
+    part.replace(target)
+
+
+def _today() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).date().isoformat()
+
+
+def _locked_snapshot(item: Item, lock: Lock | None) -> LockedModel | None:
+    """The locked entry of ``item`` when its files are all here with their locked hashes (no network needed)."""
+    entry = None if lock is None else lock.models.get(item.name)
+    if entry is None or item.revision != entry.commit:
+        return None
+    try:
+        snapshot = resolve_checkpoint(item.name, entry.commit, transformers_layout=False).path
+    except (CheckpointNotAvailable, ValueError):
+        return None
+    complete = all((snapshot / name).is_file() and sha256_of([snapshot / name]) == digest
+                   for name, digest in entry.files.items())
+    return entry if complete else None
+
+
+def _fetch_model(item: Item, lock: Lock | None, metadata_only: bool) -> LockedModel:
+    snapshot = fetch_checkpoint(item.name, item.revision, metadata_only=metadata_only)
+    commit = snapshot.name
+    files = directory_hashes(snapshot)
+    entry = None if lock is None else lock.models.get(item.name)
+    if entry is not None and entry.commit == commit:
+        changed = [name for name, digest in entry.files.items() if files.get(name) != digest]
+        if changed:
+            raise ValueError(f"{', '.join(str(snapshot / name) for name in changed)} differ(s) from the lock "
+                             f"({lock.path if lock else ''}); delete the file(s) and fetch again, or re-lock with "
+                             f"--update")
+    return LockedModel(item.name, item.role, commit, files)
+
+
+def _comet_encoder(snapshot: Path, lock: Lock | None, locked: bool) -> Item:
+    import yaml
+
+    encoder = yaml.safe_load((snapshot / "hparams.yaml").read_text(encoding="utf-8"))["pretrained_model"]
+    revision = lock.commit(encoder) if locked and lock is not None else None
+    return Item("comet-encoder", encoder, encoder, revision)
+
+
+def fetch_profile(profile: str | os.PathLike[str] | Profile, *, update: bool = False, dry_run: bool = False,
+                  progress: bool = True, echo: Callable[[str], None] = print) -> FetchResult:
+    """Fetch everything ``profile`` needs from the network and lock it (see the module docstring).
+
+    Returns the lines reported (one per item), the failures and the lock written (None on failure or dry run).
+    """
+    from huggingface_hub import constants
+
+    settings = load_profile(profile)
+    lock = settings.lock
+    items = plan(settings, locked=not update)
+    lines: list[str] = []
+    failures: dict[str, str] = {}
+
+    def say(line: str) -> None:
+        lines.append(line)
+        echo(line)
+
+    if not items:
+        say(f"profile {settings.name!r} needs nothing from the network ({settings.source})")
+        return FetchResult(lines, failures, None)
+    if dry_run:
+        for item in items:
+            where = settings.data_dir if item.role == "data" else constants.HF_HUB_CACHE
+            say(f"would fetch {item.role:15} {item.name} from {item.source if item.role == 'data' else item.host}"
+                f" at {item.revision or 'main'} into {where}")
+        say(f"would fetch comet-encoder   (named in the COMET snapshot's hparams.yaml, config and tokenizer only)")
+        say(f"would write {settings.lock_path}")
+        return FetchResult(lines, failures, None)
+
+    models: dict[str, LockedModel] = {}
+    pending = []
+    for item in items:
+        entry = None if update or item.role == "data" else _locked_snapshot(item, lock)
+        if entry is not None:
+            models[item.name] = entry
+            say(f"ok      {item.role:15} {item.name}@{entry.commit} (already here, hashes match the lock)")
+        else:
+            pending.append(item)
+    offline = constants.HF_HUB_OFFLINE and any(item.role != "data" for item in pending)
+    hosts = sorted({item.host for item in pending})
+    with concurrent.futures.ThreadPoolExecutor(max(1, len(hosts))) as pool:
+        unreachable = {host: error for host, error in zip(hosts, pool.map(_probe, hosts)) if error}
+    for item in pending:
+        if offline and item.role != "data":
+            failures[item.name] = ("HF_HUB_OFFLINE=1 is set in the environment (the Makefile sets it for the book); "
+                                   "run `caplib fetch` in a shell without it")
+        elif item.host in unreachable:
+            failures[item.name] = (f"cannot reach {item.host} ({unreachable[item.host]}); run `caplib fetch` where it "
+                                   f"is reachable (or point {'HF_ENDPOINT' if item.role != 'data' else DATA_URL_ENV} "
+                                   f"at a mirror), or copy the Hugging Face cache and data/official/ from there")
+    data: dict[str, LockedData] = {}
+    for item in [item for item in pending if item.name not in failures]:
+        try:
+            if item.role == "data":
+                assert settings.data_dir is not None
+                data[item.name] = _fetch_data(item, settings.data_dir, lock, update, progress)
+                say(f"fetched data            {item.name} ({data[item.name].size:,} bytes, SHA-256 "
+                    f"{data[item.name].sha256[:12]})")
+                continue
+            models[item.name] = _fetch_model(item, lock, metadata_only=False)
+            say(f"fetched {item.role:15} {item.name}@{models[item.name].commit}")
+        except Exception as error:  # one line per failing item; the others go on
+            failures[item.name] = f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
+    comet = next((item for item in items if item.role == "comet"), None)
+    if comet is not None and comet.name in models:
+        snapshot = resolve_checkpoint(comet.name, models[comet.name].commit, transformers_layout=False).path
+        encoder = _comet_encoder(snapshot, lock, not update)
+        entry = None if update else _locked_snapshot(encoder, lock)
+        try:
+            if entry is None and constants.HF_HUB_OFFLINE:
+                raise ValueError("HF_HUB_OFFLINE=1 is set in the environment; run `caplib fetch` without it")
+            models[encoder.name] = entry or _fetch_model(encoder, lock, metadata_only=True)
+            say(f"{'ok     ' if entry else 'fetched'} comet-encoder   {encoder.name}@{models[encoder.name].commit} "
+                f"(config and tokenizer: COMET loads it by name)")
+        except Exception as error:
+            failures[encoder.name] = f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
+    for name, reason in failures.items():
+        say(f"FAILED  {name}: {reason}")
+    if failures:
+        say(f"{len(failures)} item(s) failed; nothing was locked "
+            f"({settings.lock_path} is unchanged)")
+        return FetchResult(lines, failures, None)
+    if settings.data_dir is not None:
+        data = {**({} if lock is None or update else dict(lock.data)), **data}
+        splits = ensure_statement_splits(settings.data_dir)
+        if splits is not None and splits.name == STATEMENTS_SPLITS_FILE:
+            data[splits.name] = _locked_file(splits, None, "caplib.data.statement_splits(seed=0): the paper's "
+                                             "8,800/1,100/1,100 proportions, stratified by question type")
+    new_lock = Lock(settings.lock_path, models, data, None if update or lock is None else lock.statement_model)
+    write_lock(new_lock)
+    say(f"locked {len(models)} model(s) and {len(data)} data file(s) in {settings.lock_path}")
+    return FetchResult(lines, failures, new_lock)
+
+
+def _locked_file(path: Path, url: str | None, generated: str | None = None) -> LockedData:
+    return LockedData(path.name, sha256_of([path]), path.stat().st_size, _today(), url, generated)
+
+
+def _fetch_data(item: Item, data_dir: Path, lock: Lock | None, update: bool, progress: bool) -> LockedData:
+    """An official CSV: kept when it matches the lock, else downloaded; a locked file must keep its hash."""
+    target = data_dir / item.name
+    locked = None if lock is None or update else lock.data.get(item.name)
+    if locked is not None and target.is_file() and sha256_of([target]) == locked.sha256:
+        return locked
+    data_dir.mkdir(parents=True, exist_ok=True)
+    staged = target.with_name(f"{target.name}.new")
+    _download(item.source, staged, progress)
+    found = _locked_file(staged, item.source)
+    if locked is not None and found.sha256 != locked.sha256:
+        raise ValueError(f"{target}: the download from {item.source} has SHA-256 {found.sha256[:16]}..., not the "
+                         f"locked {locked.sha256[:16]}... (the published file changed; kept as {staged}); re-lock "
+                         f"with `caplib fetch --update` to accept it")
+    staged.replace(target)
+    return LockedData(item.name, found.sha256, found.size, found.date, item.source)
