@@ -6,6 +6,8 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.caplib-installed
 PROFILE ?= offline
+# More options of scripts/run_book.py, e.g. BOOK_ARGS="--device cuda --dtype float32"
+BOOK_ARGS ?=
 export HF_HUB_OFFLINE ?= 1
 export TRANSFORMERS_OFFLINE ?= 1
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
@@ -28,7 +30,7 @@ test: $(STAMP)
 	$(PY) -m pytest
 
 book: $(STAMP)
-	$(PY) scripts/run_book.py --profile $(PROFILE)
+	$(PY) scripts/run_book.py --profile $(PROFILE) $(BOOK_ARGS)
 
 clean-cache: $(STAMP)
 	$(PY) -m caplib cache clear

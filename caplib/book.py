@@ -40,7 +40,7 @@ from caplib import data
 from caplib.data import load_dataset_or_reason, select_split
 from caplib.evaluation import class_means, monotonicity_violations, pairwise_accuracy, rank_correlation
 from caplib.plots import PRINTED_METRIC
-from caplib.profiles import Profile
+from caplib.profiles import Profile, load_profile
 from caplib.runtime import Runtime
 from caplib.scoring import ScoredFrame, score_frame
 from caplib.taxonomy import LABELS
@@ -66,12 +66,14 @@ __all__ = [
 DATASET_NAMES: Mapping[str, str] = {"cap_correctness": "CAP-Correctness", "cap_statements": "CAP-Statements"}
 
 
-def setup(device: str | None = None, batch_size: int | None = None, allow_unpinned: bool = False) -> Runtime:
+def setup(device: str | None = None, batch_size: int | None = None, allow_unpinned: bool = False,
+          dtype: str | None = None) -> Runtime:
     """Prepare a chapter's kernel and return the chapter's :class:`caplib.runtime.Runtime`.
 
     The kernel: matplotlib without a display (Agg, so papermill and CI draw the same figures), returned figures
     shown as PNG, and no warning from tqdm about missing ipywidgets. The runtime: the chapter's ``device``,
-    ``batch_size`` and ``allow_unpinned`` parameters, without progress bars (a book page is not a terminal).
+    ``batch_size``, ``allow_unpinned`` and ``dtype`` parameters (None: the profile's, ``auto`` = float16 on CUDA,
+    float32 on CPU), without progress bars (a book page is not a terminal).
     Called once by every chapter's imports cell; calling it again changes nothing.
 
     Example:
@@ -85,7 +87,7 @@ def setup(device: str | None = None, batch_size: int | None = None, allow_unpinn
 
     matplotlib.use("Agg")
     warnings.filterwarnings("ignore", message="IProgress not found")  # tqdm without ipywidgets
-    runtime = Runtime(device=device, batch_size=batch_size, allow_unpinned=allow_unpinned, progress=False)
+    runtime = Runtime(device=device, dtype=dtype, batch_size=batch_size, allow_unpinned=allow_unpinned, progress=False)
     try:
         from IPython import get_ipython
         from matplotlib_inline.backend_inline import set_matplotlib_formats
@@ -105,8 +107,8 @@ def unavailable_note(dataset: str, reason: str) -> str:
     """
     links = ", ".join(f"[{file}]({url})" for file, url in data.OFFICIAL_URLS.items())
     return (f"**{dataset} is not available, so every computation on it is skipped below** (no number is made up)."
-            f"\n\n> {reason}\n\nThe official files are listed in `caplib.data.OFFICIAL_URLS`: {links}. Download them "
-            f"to `{data.OFFICIAL_DIR}` for the `paper` profile.")
+            f"\n\n> {reason}\n\nThe official files are listed in `caplib.data.OFFICIAL_URLS`: {links}. "
+            f"`caplib fetch --profile paper` downloads them to `{data.OFFICIAL_DIR}` and locks them.")
 
 
 def sample_label_passes(rows: pd.DataFrame) -> pd.DataFrame | None:
@@ -168,7 +170,7 @@ class Datasets:
 
 
 def load_datasets(
-    profile: str,
+    profile: str | os.PathLike[str] | Profile,
     split: str | None = None,
     row_limit: int | None = None,
     *,
@@ -177,8 +179,8 @@ def load_datasets(
     statements_path: str | os.PathLike[str] | None = None,
     statements_splits_path: str | os.PathLike[str] | None = None,
 ) -> Datasets:
-    """CAP-Correctness and CAP-Statements of ``profile`` (``"offline"``: the bundled sample; ``"paper"``: the
-    official files), or the reason each cannot be read; then the rows of ``split`` (all when None), at most
+    """CAP-Correctness and CAP-Statements of ``profile`` (name, YAML path or :class:`Profile`; ``offline``: the
+    bundled sample; ``paper``: the official files), or the reason each cannot be read; then the rows of ``split`` (all when None), at most
     ``row_limit`` of them. Paths override the profile's files.
 
     Example:
@@ -187,10 +189,9 @@ def load_datasets(
         (5, 5, {})
 
     Raises:
-        ValueError: ``profile`` is neither ``"offline"`` nor ``"paper"``.
+        ProfileError: ``profile`` is no bundled profile name and no profile file.
     """
-    if profile not in ("offline", "paper"):
-        raise ValueError(f"profile must be 'offline' or 'paper', got {profile!r}")
+    profile = load_profile(profile)
     full_correctness, missing_correctness = load_dataset_or_reason("cap_correctness", profile, data_path,
                                                                    splits_path)
     full_statements, missing_statements = load_dataset_or_reason("cap_statements", profile, statements_path,
@@ -341,7 +342,7 @@ def score_rows(
 
 
 def score_split(
-    profile: str,
+    profile: str | os.PathLike[str] | Profile,
     metrics: Sequence[str],
     *,
     split: str | None = "test",

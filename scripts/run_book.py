@@ -1,12 +1,17 @@
 """Run every chapter notebook headless with papermill, then compile the Jupyter Book (the README's book command).
 
 Usage:
-    python scripts/run_book.py [--profile offline|paper] [--only 03_cap ...] [--row-limit N] [--no-build]
+    python scripts/run_book.py [--profile offline|paper|FILE.yaml] [--only 03_cap ...] [--row-limit N] [--no-build]
+                               [--device cuda] [--dtype auto] [--batch-size 16] [--allow-unpinned]
 
 Executed notebooks and their recorded numbers (``<chapter>.numbers.json``) are written to ``book/chapters/``,
 which ``_toc.yml`` points at; the book is then built with ``execute_notebooks: off`` so it renders exactly what
 papermill computed. The ``offline`` profile (default) needs no network; its NLI backbone is trained once and cached
-(``caplib.offline_nli``). The ``paper`` profile needs the official CSVs and the paper's checkpoints (see README).
+(``caplib.offline_nli``). The ``paper`` profile needs the official CSVs and the paper's checkpoints, fetched and
+locked once by ``caplib fetch --profile paper``: the runner checks every locked file first, and fine-tunes the
+statement model once when its directory is missing (on a GPU; on a CPU it stops with the command and the time it
+would take). ``--device``, ``--dtype``, ``--batch-size`` and ``--allow-unpinned`` reach every chapter that runs a
+model.
 """
 
 from __future__ import annotations
@@ -18,6 +23,10 @@ import time
 from pathlib import Path
 
 import papermill
+
+from caplib.lock import LockError, verify_lock
+from caplib.profiles import PROFILE_DIR, Profile, load_profile
+from caplib.statements.training import CPU_HOURS_PER_EPOCH, train_for_profile
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
@@ -52,9 +61,54 @@ def run_chapter(notebook: Path, parameters: dict, timeout: int) -> float:
     return time.perf_counter() - start
 
 
+def prepare_profile(args: argparse.Namespace) -> Profile:
+    """Everything a profile needs before its chapters run: the offline backbone built, the lock checked, the
+    statement model fine-tuned. Stops (SystemExit, one message) with the command to run when something is missing."""
+    from caplib.checkpoints import BUILTIN_OFFLINE_NLI, pick_device
+    from caplib.fetch import plan
+
+    try:
+        profile = load_profile(args.profile)
+    except ValueError as error:
+        raise SystemExit(f"[book] {error}") from None
+    if profile.nli_model == BUILTIN_OFFLINE_NLI:
+        from caplib.offline_nli import ensure_backbone
+
+        ensure_backbone()  # trains once (progress bar), then reuses the cached artifact
+    fetch = f"caplib fetch --profile {args.profile}"
+    if profile.lock is not None:
+        try:
+            verify_lock(profile.lock, profile.data_dir, profile.statement_dir)
+        except LockError as error:
+            raise SystemExit(f"[book] {error}") from None
+    unpinned = [item.name for item in plan(profile) if item.role != "data" and item.revision is None]
+    if unpinned and not args.allow_unpinned:
+        raise SystemExit(f"[book] {', '.join(unpinned)} not pinned: run `{fetch}` once (it downloads and locks every "
+                         f"checkpoint and data file), or pass --allow-unpinned to load 'main'")
+    statements = profile.statement_dir
+    if statements is not None and not statements.is_dir():
+        command = f"python -m caplib.statements train --profile {args.profile}"
+        device = pick_device(args.device)
+        if not device.startswith("cuda"):
+            raise SystemExit(
+                f"[book] the statement model {statements} is not trained yet, and this machine has no GPU: the paper's "
+                f"recipe (App. C.2, up to 15 epochs over 8,800 rows) takes about {CPU_HOURS_PER_EPOCH} h per epoch on "
+                f"a 2-core CPU. Train it once with `{command}` (on a GPU if you can), then run the book again")
+        print(f"[book] the statement model {statements} is missing: fine-tuning it once on {device} ({command})",
+              flush=True)
+        train_for_profile(profile, device=device, allow_unpinned=args.allow_unpinned)
+    return load_profile(profile.source)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--profile", default="offline", help="offline (default, no network) or paper")
+    parser.add_argument("--profile", default="offline", help="offline (default, no network), paper, or a profile YAML")
+    parser.add_argument("--device", default=None, help="cpu, cuda, cuda:1, ... (default: CUDA when available)")
+    parser.add_argument("--dtype", default=None, help="NLI precision: auto, float32, float16, bfloat16 (default: the "
+                                                      "profile's; auto = float16 on CUDA, float32 on CPU)")
+    parser.add_argument("--batch-size", type=int, default=None, help="pairs per forward pass (default: 16)")
+    parser.add_argument("--allow-unpinned", action="store_true",
+                        help="load Hub models that neither the profile nor its lock pins (from main; commit recorded)")
     parser.add_argument("--only", nargs="*", help="chapter stems to run, e.g. 03_cap")
     parser.add_argument("--row-limit", type=int, default=None, help="smoke runs: at most N rows per dataset")
     parser.add_argument("--timeout", type=int, default=1800, help="per-cell timeout in seconds")
@@ -62,18 +116,19 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     OUTPUT.mkdir(parents=True, exist_ok=True)
-    if args.profile == "offline":
-        from caplib.offline_nli import ensure_backbone
-
-        ensure_backbone()  # trains once (progress bar), then reuses the cached artifact
-    parameters = {"profile": args.profile}
-    if args.row_limit is not None:
-        parameters["row_limit"] = args.row_limit
+    profile = prepare_profile(args)
+    parameters: dict = {"profile": args.profile if profile.source.parent == PROFILE_DIR else str(profile.source)}
+    for name in ("row_limit", "device", "dtype", "batch_size"):
+        if getattr(args, name) is not None:
+            parameters[name] = getattr(args, name)
+    if args.allow_unpinned:
+        parameters["allow_unpinned"] = True
 
     total = time.perf_counter()
     for notebook in chapters(args.only):
-        print(f"[book] running {notebook.name} (profile={args.profile}) ...", flush=True)
-        seconds = run_chapter(notebook, parameters, args.timeout)
+        print(f"[book] running {notebook.name} (profile={parameters['profile']}) ...", flush=True)
+        declared = papermill.inspect_notebook(str(notebook))  # pass each chapter only the parameters it declares
+        seconds = run_chapter(notebook, {k: v for k, v in parameters.items() if k in declared}, args.timeout)
         print(f"[book] {notebook.name} done in {seconds:.1f} s", flush=True)
     print(f"[book] all chapters executed in {time.perf_counter() - total:.1f} s", flush=True)
 

@@ -31,6 +31,7 @@ __all__ = [
     "bertscore",
     "bertscore_repo",
     "comet",
+    "comet_encoder",
     "comet_repo",
     "describe_bertscore",
     "describe_comet",
@@ -100,11 +101,24 @@ def _bertscore_layers(model: str, checkpoint: _Model | None, num_layers: int | N
     from bert_score.utils import model2layers
     from transformers import AutoConfig
 
-    if bertscore_repo(model) in model2layers:  # the layer bert_score tuned on WMT16 (17 for roberta-large)
-        return model2layers[bertscore_repo(model)]
+    known = [name for name in _bertscore_names(model) if name in model2layers]
+    if known:  # the layer bert_score tuned on WMT16 (17 for roberta-large), also for a local copy of that model
+        return model2layers[known[0]]
     if checkpoint is None:
         return None
     return AutoConfig.from_pretrained(checkpoint.path, local_files_only=True).num_hidden_layers
+
+
+def _bertscore_names(model: str) -> list[str]:
+    """The names bert_score may know a checkpoint by: the Hub id, or for a local directory its folder name and,
+    inside a Hugging Face cache (``models--org--name/snapshots/<commit>``), its repository id."""
+    repo = bertscore_repo(model)
+    local = Path(repo).expanduser()
+    if not local.exists():
+        return [repo]
+    names = [local.resolve().name]
+    cached = [part for part in local.resolve().parts if part.startswith("models--")]
+    return names + [cached[-1].removeprefix("models--").replace("--", "/")] if cached else names
 
 
 @functools.lru_cache(maxsize=None)
@@ -214,11 +228,33 @@ def comet(
     return np.clip(np.asarray(output.scores, dtype=float), 0.0, 1.0)
 
 
+def comet_encoder(checkpoint: Path) -> str:
+    """The encoder a COMET checkpoint loads by name (``pretrained_model`` of its ``hparams.yaml``) with the commit
+    the local Hugging Face cache holds for it, ``name@commit`` (``name@uncached`` when it is not there).
+
+    Example:
+        >>> comet_encoder(Path("no/such/checkpoints/model.ckpt"))
+        'unknown@uncached'
+    """
+    import yaml
+
+    hparams = checkpoint.parents[1] / "hparams.yaml"
+    if not hparams.is_file():
+        return "unknown@uncached"
+    encoder = str(yaml.safe_load(hparams.read_text(encoding="utf-8")).get("pretrained_model", "unknown"))
+    if Path(encoder).expanduser().exists():
+        return f"{Path(encoder).name}@{resolve_checkpoint(encoder, transformers_layout=False).revision_label}"
+    try:  # COMET loads the encoder's config and tokenizer from the cache's 'main'
+        return f"{encoder}@{resolve_checkpoint(encoder, 'main', transformers_layout=False).commit}"
+    except (CheckpointNotAvailable, ValueError):
+        return f"{encoder}@uncached"
+
+
 def describe_comet(model: str, revision: str | None, **_: Any) -> dict[str, str]:
     fields = {"unbabel-comet": importlib.metadata.version("unbabel-comet")}
     try:
         checkpoint = resolve_comet(model, revision)
-        fields |= {"model": checkpoint.name, "rev": checkpoint.revision}
+        fields |= {"model": checkpoint.name, "rev": checkpoint.revision, "encoder": comet_encoder(checkpoint.path)}
     except MetricUnavailable:
         fields |= {"model": comet_repo(model), "rev": revision or "uncached"}
     return fields | {"src": "question", "mt": "prediction", "ref": "gold", "range": "clip01"}

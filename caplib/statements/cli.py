@@ -1,8 +1,15 @@
-"""Command line: ``python -m caplib.statements train|evaluate``."""
+"""Command line: ``python -m caplib.statements train|evaluate``.
+
+``train --profile paper [--max-steps N]`` fine-tunes the profile's statement model from its locked base checkpoint
+on its CAP-Statements split into the directory the profile names, and records it in the lock
+(:func:`caplib.statements.training.train_for_profile`); ``train --data ... --base ... --out ...`` trains from any
+files. Bad input exits with status 2 and one line, no traceback.
+"""
 
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -11,22 +18,25 @@ from caplib.runtime import Runtime
 from caplib.statements.evaluation import evaluate_statements
 from caplib.statements.seq2seq import MANIFEST_NAME, Seq2SeqStatementGenerator
 from caplib.statements.template import TemplateStatementGenerator
-from caplib.statements.training import finetune
+from caplib.statements.training import CPU_HOURS_PER_EPOCH, finetune, train_for_profile
 
 
 def _load_split_data(data: str, splits: str | None) -> Any:
-    """CAP-Statements with a ``split`` column: from ``--splits``, the CSV's own column, or ``<name>_splits.csv``."""
+    """CAP-Statements with a ``split`` column: from ``--splits``, the CSV's own column, or a sibling splits file
+    ``<stem>-splits.csv`` (the official naming) or ``<stem>_splits.csv`` (the bundled sample's)."""
     from caplib.data import load_statements
 
     if splits is None:
-        sibling = Path(data).with_name(f"{Path(data).stem}_splits.csv")
         with open(data, encoding="utf-8") as handle:
             has_column = "split" in handle.readline().strip().split(",")
-        splits = str(sibling) if sibling.is_file() and not has_column else None
+        siblings = [Path(data).with_name(f"{Path(data).stem}{joint}splits.csv") for joint in ("-", "_")]
+        found = [sibling for sibling in siblings if sibling.is_file()]
+        splits = str(found[0]) if found and not has_column else None
     frame = load_statements(data, splits=splits)
     if "split" not in frame.columns:
-        raise SystemExit(f"{data}: no train/validation/test split; pass --splits FILE (columns id,split) or add a "
-                         f"'split' column")
+        raise SystemExit(f"{data}: no train/validation/test split (no 'split' column, no {Path(data).stem}-splits.csv "
+                         f"beside it); pass --splits FILE (columns id,split), or train with --profile paper, which "
+                         f"uses the seeded split caplib writes for the official data")
     return frame
 
 
@@ -35,6 +45,31 @@ def _split(frame: Any, name: str, data: str) -> Any:
     if part.empty:
         raise SystemExit(f"{data}: the split has no {name!r} rows")
     return part
+
+
+def _train(args: Any, parser: Any) -> int:
+    if args.profile is not None:
+        if any(value is not None for value in (args.data, args.base, args.out)):
+            parser.error("--profile names the data, base model and output directory; drop --data/--base/--out")
+        print(f"[statements] the paper's recipe: {args.epochs} epochs at most; on a 2-core CPU one epoch of 8,800 rows "
+              f"takes about {CPU_HOURS_PER_EPOCH} h, so use a GPU", flush=True)
+        path = train_for_profile(args.profile, max_steps=args.max_steps, device=args.device, seed=args.seed,
+                                 allow_unpinned=args.allow_unpinned)
+    else:
+        missing = [flag for flag, value in (("--data", args.data), ("--base", args.base), ("--out", args.out))
+                   if value is None]
+        if missing:
+            parser.error(f"train needs --profile, or all of --data, --base and --out (missing {', '.join(missing)})")
+        frame = _load_split_data(args.data, args.splits)
+        path = finetune(_split(frame, "train", args.data), _split(frame, "validation", args.data), args.base, args.out,
+                        epochs=args.epochs, lr=args.lr, batch_size=args.batch_size, grad_accum=args.grad_accum,
+                        patience=args.patience, seed=args.seed, max_steps=args.max_steps, device=args.device,
+                        revision=args.revision, allow_unpinned=args.allow_unpinned, num_beams=args.num_beams,
+                        max_length=args.max_length)
+    manifest = json.loads((path / MANIFEST_NAME).read_text(encoding="utf-8"))
+    print(f"best checkpoint: {path} (epoch {manifest['best_epoch']}, validation ROUGE-L "
+          f"{manifest['best_validation_rouge_l']:.4f}; manifest {path / MANIFEST_NAME})")
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -46,15 +81,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     train = commands.add_parser("train", help="fine-tune a seq2seq checkpoint on the train split (App. C.2)")
     evaluate = commands.add_parser("evaluate", help="BLEU / ROUGE-L / EM of generated statements on a split")
+    train.add_argument("--profile", help="train the statement model a profile names (paper: models/statements) from "
+                                         "its locked base and data; replaces --data/--base/--out")
+    train.add_argument("--allow-unpinned", action="store_true",
+                       help="accept a Hub base model without a pinned revision (loads 'main'; the commit is recorded)")
     for sub in (train, evaluate):
-        sub.add_argument("--data", required=True, help="CAP-Statements CSV (e.g. data/sample/cap_statements.csv)")
+        sub.add_argument("--data", required=sub is evaluate,
+                         help="CAP-Statements CSV (e.g. data/sample/cap_statements.csv)")
         sub.add_argument("--splits", help="splits file id,split (default: <data stem>_splits.csv when present)")
         sub.add_argument("--revision", help="Hub revision (commit hash) of a Hub model id")
         sub.add_argument("--device", help="cpu, cuda, cuda:1, ... (default: CUDA when available)")
         sub.add_argument("--num-beams", type=int, default=4)
         sub.add_argument("--max-length", type=int, default=512)
-    train.add_argument("--base", required=True, help="Hub id (with --revision) or local directory, e.g. google/mt5-small")
-    train.add_argument("--out", required=True, help="output directory for the best checkpoint and its manifest")
+    train.add_argument("--base", help="Hub id (with --revision) or local directory, e.g. google/mt5-small")
+    train.add_argument("--out", help="output directory for the best checkpoint and its manifest")
     train.add_argument("--epochs", type=int, default=15)
     train.add_argument("--lr", type=float, default=5e-5)
     train.add_argument("--batch-size", type=int, default=4)
@@ -69,17 +109,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     evaluate.add_argument("--no-cache", action="store_true", help="do not read or write the statements cache")
     evaluate.add_argument("--predictions", help="also write question, answer, reference, prediction (and rule) here")
     args = parser.parse_args(argv)
+    from caplib.checkpoints import CheckpointNotAvailable
 
-    frame = _load_split_data(args.data, args.splits)
-    if args.command == "train":
-        path = finetune(_split(frame, "train", args.data), _split(frame, "validation", args.data), args.base, args.out,
-                        epochs=args.epochs, lr=args.lr, batch_size=args.batch_size, grad_accum=args.grad_accum,
-                        patience=args.patience, seed=args.seed, max_steps=args.max_steps, device=args.device,
-                        revision=args.revision, num_beams=args.num_beams, max_length=args.max_length)
-        manifest = json.loads((path / MANIFEST_NAME).read_text(encoding="utf-8"))
-        print(f"best checkpoint: {path} (epoch {manifest['best_epoch']}, validation ROUGE-L "
-              f"{manifest['best_validation_rouge_l']:.4f}; manifest {path / MANIFEST_NAME})")
-        return 0
+    try:
+        if args.command == "train":
+            return _train(args, parser)
+        frame = _load_split_data(args.data, args.splits)
+    except (ValueError, CheckpointNotAvailable, FileNotFoundError) as error:
+        print(f"python -m caplib.statements: error: {error}", file=sys.stderr)
+        return 2
     part = _split(frame, args.split, args.data)
     questions, answers = part["question"].tolist(), part["answer"].tolist()
     rules = None

@@ -24,6 +24,8 @@ seed = 0
 n_resamples = 1000
 device = None
 batch_size = 16
+dtype = None  # NLI precision; None: the profile's ("auto": float16 on CUDA as in App. C.2, float32 on CPU)
+allow_unpinned = False  # True: load Hub models pinned by neither profile nor lock (main; commit recorded)
 row_limit = None
 alpha = 0.85
 lam = 0.30
@@ -42,7 +44,7 @@ from caplib.statements import evaluate_statements
 from caplib.sweep import sweep
 from caplib.taxonomy import LABELS
 
-runtime = book.setup(device, batch_size)
+runtime = book.setup(device, batch_size, allow_unpinned, dtype)
 settings = load_profile(profile)
 numbers = {"profile": profile, "alpha": alpha, "lam": lam, "skipped": {}}
 
@@ -104,7 +106,7 @@ else:
 
 # %%
 statements = data.load_dataset("cap_statements", profile, statements_path, statements_splits_path)
-test_statements = data.select_split(statements, "test")
+test_statements = data.select_split(statements, "test", row_limit)  # row_limit: smoke runs
 generator, generator_missing = book.statement_generator(scorer, missing)  # the scorer's, built on first use
 generator_name = ("template (rule-based)" if settings.statement_model == "builtin:template" else
                   settings.statement_model)

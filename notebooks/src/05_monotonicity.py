@@ -23,7 +23,8 @@ seed = 0  # bootstrap seed of CAP's AUC intervals
 n_resamples = 1000  # bootstrap resamples of CAP's AUC intervals (the paper reports none for Tab. 3)
 device = None  # None: CUDA when available, else CPU
 batch_size = 16  # NLI / BERTScore batch size (App. C.2)
-allow_unpinned = True  # paper profile: no Hub revisions are published; signatures record the commit used
+dtype = None  # NLI precision; None: the profile's ("auto": float16 on CUDA as in App. C.2, float32 on CPU)
+allow_unpinned = False  # True: load Hub models pinned by neither profile nor lock (main; commit recorded)
 metrics = ["cap", "bleu", "rouge_l", "meteor", "bertscore", "comet", "em", "acc"]
 shortcut = True  # also report the shortcut baseline: what surface cues alone achieve (Chapter 4, caplib.shortcut)
 record_to = "05_monotonicity.numbers.json"  # where this chapter records its key numbers
@@ -36,7 +37,7 @@ from caplib import book, evaluation, paper, plots
 from caplib.evaluation import pair_name
 from caplib.taxonomy import LABELS, SEVERITY
 
-runtime = book.setup(device, batch_size, allow_unpinned)
+runtime = book.setup(device, batch_size, allow_unpinned, dtype)
 
 # %% [markdown]
 # ## Data and scores

@@ -15,6 +15,8 @@ llm_answers_path = None  # CSV with question, gold_answer, answer, model, label_
 seed = 0
 device = None
 batch_size = 16
+dtype = None  # NLI precision; None: the profile's ("auto": float16 on CUDA as in App. C.2, float32 on CPU)
+allow_unpinned = False  # True: load Hub models pinned by neither profile nor lock (main; commit recorded)
 row_limit = None
 metrics = ["cap", "rouge_l", "bertscore"]
 llm_endpoint = None  # e.g. "http://127.0.0.1:8000/v1" to collect new answers from an OpenAI-compatible server
@@ -30,7 +32,7 @@ from caplib.evaluation import class_means, monotonicity_violations
 from caplib.llm_answers import ANSWER_PROMPT, OpenAICompatibleClient, collect_answers
 from caplib.taxonomy import ABBREVIATIONS, LABELS, STRICT_PAIRS
 
-runtime = book.setup(device, batch_size)
+runtime = book.setup(device, batch_size, allow_unpinned, dtype)
 numbers = {"profile": profile, "skipped": {}}
 
 # %% [markdown]

@@ -26,6 +26,8 @@ seed = 0  # bootstrap seed
 n_resamples = 1000  # bootstrap resamples for the confidence intervals of part 2 (0: none)
 device = None  # NLI and statement models (None: CUDA when available, else CPU)
 batch_size = 16  # pairs per forward pass (paper: 16)
+dtype = None  # NLI precision; None: the profile's ("auto": float16 on CUDA as in App. C.2, float32 on CPU)
+allow_unpinned = False  # True: load Hub models pinned by neither profile nor lock (main; commit recorded)
 row_limit = None  # smoke runs: keep the first N rows of each dataset after filtering the split
 n_examples = 3  # real examples shown per question type (part 1) and per failure mode (part 3)
 record_to = "08_error_analysis.numbers.json"  # where this chapter records its key numbers
@@ -42,7 +44,7 @@ from caplib.profiles import load_profile
 from caplib.scoring import score_frame
 from caplib.taxonomy import LABELS
 
-runtime = book.setup(device, batch_size)
+runtime = book.setup(device, batch_size, allow_unpinned, dtype)
 # the profile's files, or the reason they cannot be read; then the chosen split (all when None) and row_limit
 datasets = book.load_datasets(profile, split, row_limit, data_path=data_path, splits_path=splits_path,
                               statements_path=statements_path, statements_splits_path=statements_splits_path)
