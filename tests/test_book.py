@@ -76,7 +76,7 @@ def test_load_datasets_gives_the_reason_for_a_missing_file(tmp_path):
     assert datasets.statements is not None
     assert list(datasets.skipped) == ["CAP-Correctness"] and "absent.csv" in datasets.skipped["CAP-Correctness"]
     assert len(datasets.notes) == 1 and datasets.notes[0].startswith("**CAP-Correctness is not available")
-    with pytest.raises(ValueError, match="profile must be 'offline' or 'paper'"):
+    with pytest.raises(ValueError, match="no profile 'mine'"):
         book.load_datasets("mine")
 
 

@@ -87,9 +87,13 @@ def run(*args):
 def test_score_writes_columns_and_signatures(profile, tmp_path, capsys):
     source = write_correctness(tmp_path / "in.csv")
     out = tmp_path / "out.csv"
-    status = run("score", source, "-o", out, "--profile", profile, "--metrics", "cap,rouge_l,em,comet",
+    arguments = ("score", source, "-o", out, "--profile", profile, "--metrics", "cap,rouge_l,em,comet",
                  "--components", "--cache-dir", tmp_path / "cache", "--no-progress",
                  "--cpu-workers", "2", "--batch-size", "4")  # 4 batches, 2 at a time
+    # COMET was asked for and cannot run offline: the run fails and writes nothing, unless --allow-skip
+    assert run(*arguments) == 3 and not out.exists()
+    assert "cannot run comet" in capsys.readouterr().err
+    status = run(*arguments, "--allow-skip")
     captured = capsys.readouterr()
     assert status == 0, captured.err
     frame = pd.read_csv(out, keep_default_na=False)

@@ -410,30 +410,41 @@ def test_apply_cleaning_rules_custom_columns():
     assert err.value.column == "question"
 
 
-def test_load_dataset_profiles(tmp_path, monkeypatch):
-    from caplib import data
+def official_profile(directory: Path) -> Path:
+    """A copy of the paper profile whose data directory is ``directory/official`` (read against the file)."""
+    import yaml
 
+    settings = yaml.safe_load((Path(data.__file__).parent / "profiles" / "paper.yaml").read_text())
+    settings["data"] = "./official"
+    (directory / "official").mkdir(exist_ok=True)
+    (directory / "mine.yaml").write_text(yaml.safe_dump(settings))
+    return directory / "mine.yaml"
+
+
+def test_load_dataset_profiles(tmp_path):
     offline = data.load_dataset("cap_correctness", "offline")
     assert len(offline) == 1024 and set(offline["split"]) == {"validation", "test"}
-    monkeypatch.setattr(data, "OFFICIAL_DIR", tmp_path)
-    with pytest.raises(FileNotFoundError, match="CAP-Correctness-splits.csv"):
-        data.load_dataset("cap_correctness", "paper")
+    profile = official_profile(tmp_path)
+    with pytest.raises(FileNotFoundError, match="caplib fetch --profile"):
+        data.load_dataset("cap_correctness", profile)
     fixture = Path(__file__).parent / "fixtures"
-    (tmp_path / "CAP-Correctness.csv").write_bytes((fixture / "cap_correctness.csv").read_bytes())
-    (tmp_path / "CAP-Correctness-splits.csv").write_bytes((fixture / "cap_correctness_splits.csv").read_bytes())
-    official = data.load_dataset("cap_correctness", "paper")
+    (tmp_path / "official" / "CAP-Correctness.csv").write_bytes((fixture / "cap_correctness.csv").read_bytes())
+    (tmp_path / "official" / "CAP-Correctness-splits.csv").write_bytes(
+        (fixture / "cap_correctness_splits.csv").read_bytes())
+    official = data.load_dataset("cap_correctness", profile)
     assert len(official) == 5 and "split" in official
     with pytest.raises(ValueError, match="unknown dataset"):
         data.load_dataset("llm_answers")
 
 
-def test_load_dataset_or_reason_gives_the_reason_a_chapter_shows(tmp_path, monkeypatch):
-    monkeypatch.setattr(data, "OFFICIAL_DIR", tmp_path)  # no official files here
-    frame, reason = data.load_dataset_or_reason("cap_statements", "paper")
+def test_load_dataset_or_reason_gives_the_reason_a_chapter_shows(tmp_path):
+    frame, reason = data.load_dataset_or_reason("cap_statements", official_profile(tmp_path))  # no files there
     assert frame is None and OFFICIAL_URLS["CAP-Statements.csv"] in reason and str(tmp_path) in reason
+    assert "caplib fetch --profile" in reason
     note = book.unavailable_note("CAP-Statements", reason)
     assert note.startswith("**CAP-Statements is not available") and f"> {reason}" in note
     assert all(f"[{file}]({url})" in note for file, url in OFFICIAL_URLS.items()) and str(tmp_path) in note
+    assert "caplib fetch --profile paper" in note
     frame, reason = data.load_dataset_or_reason("cap_statements", "offline")
     assert reason is None and len(frame) == len(load_sample("cap_statements"))
     with pytest.raises(ValueError, match="unknown dataset"):  # a wrong name is an error, not a skipped chapter

@@ -35,6 +35,9 @@ def book(tmp_path_factory):
 
 def test_every_chapter_records_its_numbers(book):
     assert sorted(book) == [path.stem for path in CHAPTERS]
+    # the keys each chapter records offline; the paper profile's dress rehearsal must record them too
+    keys = json.loads((ROOT / "tests" / "fixtures" / "offline_numbers_keys.json").read_text())
+    assert {chapter: sorted(numbers) for chapter, numbers in book.items()} == keys
 
 
 def test_taxonomy_structure(book):

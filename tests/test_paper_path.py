@@ -1,0 +1,264 @@
+"""The paper profile's first-contact path (issue 14), piece by piece: profile paths, the lock, ``caplib fetch``
+without a network, the seeded CAP-Statements split, the statement-training command and the book runner's checks.
+The whole path end to end is ``tests/test_paper_rehearsal.py``."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from caplib import data
+from caplib.lock import Lock, LockedData, LockedModel, LockError, read_lock, verify_lock, write_lock
+from caplib.profiles import PROFILE_DIR, ProfileError, load_profile
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def write_profile(directory: Path, **changes) -> Path:
+    """The bundled paper profile with ``section__key=value`` changes, written to ``directory/mine.yaml``."""
+    settings = yaml.safe_load((PROFILE_DIR / "paper.yaml").read_text())
+    for dotted, value in changes.items():
+        *sections, key = dotted.split("__")
+        target = settings
+        for section in sections:
+            target = target[section]
+        target[key] = value
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "mine.yaml").write_text(yaml.safe_dump(settings))
+    return directory / "mine.yaml"
+
+
+# ----------------------------------------------------------------------------------------------- profile paths
+
+
+def test_relative_paths_are_read_against_the_profile_file_not_the_working_directory(tmp_path, monkeypatch):
+    path = write_profile(tmp_path / "profiles", data="../official", statements__model="./models/statements",
+                         nli__model="../nli")
+    monkeypatch.chdir(tmp_path / "profiles")  # a chapter runs elsewhere (book/chapters): the result must not change
+    here = load_profile(path)
+    monkeypatch.chdir(ROOT)
+    there = load_profile(path)
+    assert here == there
+    assert here.data_dir == tmp_path / "official"
+    assert here.statement_model == str(tmp_path / "profiles" / "models" / "statements")
+    assert here.statement_dir == tmp_path / "profiles" / "models" / "statements"
+    assert here.nli_model == str(tmp_path / "nli")
+    assert here.statement_base_model == "google/mt5-small"  # owner/name without ./ stays a Hub id
+
+
+def test_bundled_paper_profile_points_into_the_repository():
+    paper = load_profile("paper")
+    assert paper.data_dir == data.OFFICIAL_DIR
+    assert paper.statement_dir == ROOT / "models" / "statements"
+    assert paper.dtype == "auto"
+    assert load_profile("offline").data_dir is None
+
+
+def test_a_missing_local_model_is_never_taken_for_a_hub_id(tmp_path):
+    from caplib.checkpoints import CheckpointNotAvailable, resolve_checkpoint
+
+    profile = load_profile(write_profile(tmp_path, statements__model="./models/statements"))
+    with pytest.raises(CheckpointNotAvailable, match="does not exist"):
+        resolve_checkpoint(profile.statement_model)
+
+
+def test_data_must_be_sample_or_a_path(tmp_path):
+    with pytest.raises(ProfileError, match="data must be 'sample' or a directory path"):
+        load_profile(write_profile(tmp_path, data="official"))
+
+
+# ----------------------------------------------------------------------------------------------- the lock
+
+
+def _hub_snapshot(cache: Path, repo: str, commit: str, files: dict[str, bytes]) -> Path:
+    """A snapshot in the Hugging Face cache layout (models--org--name/snapshots/<commit>/...)."""
+    snapshot = cache / f"models--{repo.replace('/', '--')}" / "snapshots" / commit
+    for name, content in files.items():
+        (snapshot / name).parent.mkdir(parents=True, exist_ok=True)
+        (snapshot / name).write_bytes(content)
+    return snapshot
+
+
+def test_the_lock_pins_unpinned_models_and_checks_every_file(tmp_path, monkeypatch):
+    from huggingface_hub import constants
+
+    from caplib.lock import directory_hashes
+
+    cache = tmp_path / "hub"
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(cache))
+    commit = "c" * 40
+    snapshot = _hub_snapshot(cache, "cross-encoder/nli-deberta-v3-large", commit, {"config.json": b"{}"})
+    profile_file = write_profile(tmp_path / "profile", data="./official")
+    official = tmp_path / "profile" / "official"
+    official.mkdir()
+    (official / "CAP-Statements.csv").write_text("id\n1\n")
+    data_entry = LockedData("CAP-Statements.csv", __import__("hashlib").sha256(b"id\n1\n").hexdigest(), 5, "2026-12-01")
+    lock = Lock(tmp_path / "profile" / "mine.lock.json",
+                {"cross-encoder/nli-deberta-v3-large": LockedModel("cross-encoder/nli-deberta-v3-large", "nli", commit,
+                                                                   directory_hashes(snapshot))},
+                {"CAP-Statements.csv": data_entry})
+    write_lock(lock)
+    profile = load_profile(profile_file)
+    assert profile.nli_revision == commit and profile.lock == read_lock(lock.path)
+    assert load_profile(profile_file, locked=False).nli_revision is None
+    verify_lock(profile.lock, profile.data_dir)  # everything as locked
+    (official / "CAP-Statements.csv").write_text("id\n2\n")
+    with pytest.raises(LockError, match="CAP-Statements.csv \\(locked data file\\) has changed"):
+        verify_lock(profile.lock, profile.data_dir)
+    (official / "CAP-Statements.csv").write_text("id\n1\n")
+    (snapshot / "config.json").write_bytes(b'{"changed": 1}')
+    with pytest.raises(LockError, match="config.json \\(locked file of cross-encoder/nli-deberta-v3-large"):
+        verify_lock(profile.lock, profile.data_dir)
+    # a YAML revision that contradicts the lock is an error, never silently one or the other
+    settings = yaml.safe_load(profile_file.read_text())
+    settings["nli"]["revision"] = "d" * 40
+    profile_file.write_text(yaml.safe_dump(settings))
+    with pytest.raises(ProfileError, match="locks c{40}"):
+        load_profile(profile_file)
+
+
+def test_a_malformed_lock_is_named(tmp_path):
+    path = tmp_path / "x.lock.json"
+    path.write_text(json.dumps({"format": 1, "models": {"a/b": {"commit": "x"}}, "data": {}}))
+    with pytest.raises(LockError, match="not a readable caplib lock file"):
+        read_lock(path)
+
+
+# ----------------------------------------------------------------------------------------------- caplib fetch
+
+
+def test_fetch_without_a_network_fails_fast_with_one_line_per_item_and_writes_nothing(tmp_path, monkeypatch):
+    from huggingface_hub import constants
+
+    from caplib.fetch import fetch_profile
+
+    monkeypatch.setattr(constants, "ENDPOINT", "http://127.0.0.1:9")  # the discard port: nothing listens there
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+    monkeypatch.setenv("CAPLIB_DATA_URL", "http://127.0.0.1:9/data")
+    profile = write_profile(tmp_path, data="./official")
+    lines: list[str] = []
+    started = time.perf_counter()
+    result = fetch_profile(profile, progress=False, echo=lines.append)
+    assert time.perf_counter() - started < 10
+    assert sorted(result.failures) == sorted([*data.OFFICIAL_URLS, "cross-encoder/nli-deberta-v3-large",
+                                              "google/mt5-small", "roberta-large", "Unbabel/wmt22-comet-da"])
+    assert all("cannot reach http://127.0.0.1:9" in reason for reason in result.failures.values())
+    assert sum(line.startswith("FAILED") for line in lines) == 7 and "nothing was locked" in lines[-1]
+    assert result.lock is None and not (tmp_path / "mine.lock.json").exists()
+    assert not (tmp_path / "official").exists() or not any((tmp_path / "official").iterdir())
+
+
+def test_fetch_names_hf_hub_offline(tmp_path, monkeypatch):
+    from huggingface_hub import constants
+
+    from caplib.fetch import fetch_profile
+
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
+    monkeypatch.setattr(constants, "ENDPOINT", "http://127.0.0.1:9")
+    monkeypatch.setenv("CAPLIB_DATA_URL", "http://127.0.0.1:9/data")
+    result = fetch_profile(write_profile(tmp_path, data="./official"), progress=False, echo=lambda line: None)
+    assert "HF_HUB_OFFLINE=1 is set" in result.failures["roberta-large"]
+
+
+def test_fetch_dry_run_lists_every_item_and_touches_nothing(tmp_path):
+    from caplib.fetch import fetch_profile
+
+    lines: list[str] = []
+    result = fetch_profile(write_profile(tmp_path, data="./official"), dry_run=True, echo=lines.append)
+    assert len(lines) == 9 and lines[-1].startswith("would write") and result.lock is None
+    assert any("Unbabel/wmt22-comet-da" in line for line in lines) and not (tmp_path / "official").exists()
+    assert fetch_profile("offline", echo=lines.append).lines[0].startswith("profile 'offline' needs nothing")
+
+
+# ----------------------------------------------------------------------------------------------- splits
+
+
+def test_statement_splits_have_the_papers_sizes_stratified_and_seeded():
+    kinds = data.QUESTION_TYPES
+    rows = pd.DataFrame({"id": [f"s{i:05d}" for i in range(11000)],
+                         "label_question_type": [kinds[i % 7 % 4] for i in range(11000)]})
+    split = data.statement_splits(rows)
+    assert split.value_counts().to_dict() == {"train": 8800, "validation": 1100, "test": 1100}
+    for kind in kinds:  # every question type split in the same proportions (within one row of the exact share)
+        part = split[rows["label_question_type"] == kind].value_counts()
+        assert abs(part["test"] - len(split[rows["label_question_type"] == kind]) / 10) <= 1
+    shuffled = rows.sample(frac=1.0, random_state=3)
+    assert data.statement_splits(shuffled).sort_index().equals(split)  # the file's row order does not matter
+    assert not data.statement_splits(rows, seed=1).equals(split)
+
+
+def test_ensure_statement_splits_writes_once_and_loading_uses_it(tmp_path):
+    sample = pd.read_csv(ROOT / "data" / "sample" / "cap_statements.csv", dtype=str, keep_default_na=False)
+    assert "split" not in sample.columns
+    sample.to_csv(tmp_path / "CAP-Statements.csv", index=False)
+    written = data.ensure_statement_splits(tmp_path)
+    assert written == tmp_path / "CAP-Statements-splits.csv"
+    first = written.read_bytes()
+    assert data.ensure_statement_splits(tmp_path) == written and written.read_bytes() == first
+    loaded = data.load_statements(tmp_path / "CAP-Statements.csv", splits=written)
+    assert loaded["split"].value_counts().to_dict() == {"train": 358, "validation": 45, "test": 45}
+
+
+def test_a_named_split_of_rows_without_a_split_column_is_an_error():
+    with pytest.raises(ValueError, match="no 'split' column"):
+        data.select_split(pd.DataFrame({"x": [1, 2]}), "test")
+    assert len(data.select_split(pd.DataFrame({"x": [1, 2]}))) == 2
+
+
+# ----------------------------------------------------------------------------------------------- commands
+
+
+def test_statement_training_without_a_revision_says_what_to_do(capsys, tmp_path):
+    from caplib.statements.cli import main
+
+    status = main(["train", "--data", str(ROOT / "data" / "sample" / "cap_statements.csv"), "--base",
+                   "google/mt5-small", "--out", str(tmp_path / "out"), "--max-steps", "1"])
+    err = capsys.readouterr().err
+    assert status == 2 and "no pinned revision" in err and "Traceback" not in err and "--allow-unpinned" in err
+
+
+def test_statement_training_finds_the_official_sibling_splits_file(tmp_path, capsys):
+    from caplib.statements.cli import _load_split_data
+
+    sample = pd.read_csv(ROOT / "data" / "sample" / "cap_statements.csv", dtype=str, keep_default_na=False)
+    sample.to_csv(tmp_path / "CAP-Statements.csv", index=False)
+    with pytest.raises(SystemExit, match="--profile paper"):
+        _load_split_data(str(tmp_path / "CAP-Statements.csv"), None)
+    data.ensure_statement_splits(tmp_path)  # CAP-Statements-splits.csv, the official naming
+    assert set(_load_split_data(str(tmp_path / "CAP-Statements.csv"), None)["split"]) == {"train", "validation",
+                                                                                         "test"}
+
+
+def _run_book_module():
+    spec = importlib.util.spec_from_file_location("run_book", ROOT / "scripts" / "run_book.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_book_runner_stops_with_the_command_for_what_is_missing(tmp_path):
+    run_book = _run_book_module()
+    unpinned = write_profile(tmp_path / "a", data="./official")
+    with pytest.raises(SystemExit, match="caplib fetch --profile .*mine.yaml"):
+        run_book.prepare_profile(run_book.argparse.Namespace(profile=str(unpinned), allow_unpinned=False, device="cpu"))
+    local = write_profile(tmp_path / "b", data="./official", nli__model="./nli", statements__base_model="./mt5",
+                          baselines={"bleu": {}})
+    with pytest.raises(SystemExit, match="python -m caplib.statements train --profile .*2.4 h per epoch|"
+                                         "2.4 h per epoch.*python -m caplib.statements train --profile"):
+        run_book.prepare_profile(run_book.argparse.Namespace(profile=str(local), allow_unpinned=False, device="cpu"))
+
+
+def test_bertscore_uses_layer_17_for_a_local_copy_of_roberta_large(tmp_path):
+    from caplib.baselines.neural import describe_bertscore
+    from tests.paper_standins import build_tiny_roberta
+
+    directory = build_tiny_roberta(tmp_path / "roberta-large", layers=18)
+    assert describe_bertscore(model=str(directory), num_layers=None, revision=None)["layer"] == "17"
+    other = build_tiny_roberta(tmp_path / "my-encoder", layers=3)
+    assert describe_bertscore(model=str(other), num_layers=None, revision=None)["layer"] == "3"
