@@ -1,16 +1,15 @@
 """Chapter notebooks are generated from notebooks/src/*.py and stored without outputs."""
 
-import importlib.util
 from pathlib import Path
 
 import nbformat
 import pytest
 
+from tests.scripts import load_script
+
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = sorted((ROOT / "notebooks" / "src").glob("[0-9][0-9]_*.py"))
-spec = importlib.util.spec_from_file_location("py2nb", ROOT / "scripts" / "py2nb.py")
-py2nb = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(py2nb)
+py2nb = load_script("py2nb")
 
 
 def test_there_are_nine_chapters():

@@ -4,7 +4,6 @@ The whole path end to end is ``tests/test_paper_rehearsal.py``."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import time
 from pathlib import Path
@@ -16,6 +15,7 @@ import yaml
 from caplib import data
 from caplib.lock import Lock, LockedData, LockedModel, LockError, read_lock, verify_lock, write_lock
 from caplib.profiles import PROFILE_DIR, ProfileError, load_profile
+from tests.scripts import load_script
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -235,15 +235,8 @@ def test_statement_training_finds_the_official_sibling_splits_file(tmp_path, cap
                                                                                          "test"}
 
 
-def _run_book_module():
-    spec = importlib.util.spec_from_file_location("run_book", ROOT / "scripts" / "run_book.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_the_book_runner_stops_with_the_command_for_what_is_missing(tmp_path):
-    run_book = _run_book_module()
+    run_book = load_script("run_book")
     unpinned = write_profile(tmp_path / "a", data="./official")
     with pytest.raises(SystemExit, match="caplib fetch --profile .*mine.yaml"):
         run_book.prepare_profile(run_book.argparse.Namespace(profile=str(unpinned), allow_unpinned=False, device="cpu"))
@@ -262,3 +255,22 @@ def test_bertscore_uses_layer_17_for_a_local_copy_of_roberta_large(tmp_path):
     assert describe_bertscore(model=str(directory), num_layers=None, revision=None)["layer"] == "17"
     other = build_tiny_roberta(tmp_path / "my-encoder", layers=3)
     assert describe_bertscore(model=str(other), num_layers=None, revision=None)["layer"] == "3"
+
+
+def test_a_data_download_resumes_from_its_part_file(tmp_path):
+    from caplib.fetch import _download
+    from tests.fake_hub import FakeHub
+
+    source = ROOT / "data" / "sample" / "cap_statements.csv"
+    content = source.read_bytes()
+    target = tmp_path / "CAP-Statements.csv"
+    # an interrupted earlier run left 1,000 bytes; marked, so the result shows whether they were kept (resumed with
+    # a Range request) or fetched again
+    (tmp_path / "CAP-Statements.csv.part").write_bytes(b"x" * 1000)
+    with FakeHub() as hub:
+        url = hub.add_file("/data/CAP-Statements.csv", source)
+        _download(url, target, progress=False)
+        _download(url, tmp_path / "fresh.csv", progress=False)
+    assert target.read_bytes() == b"x" * 1000 + content[1000:]
+    assert (tmp_path / "fresh.csv").read_bytes() == content
+    assert not list(tmp_path.glob("*.part"))

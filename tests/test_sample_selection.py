@@ -11,16 +11,14 @@ import pytest
 
 from caplib.data import apply_cleaning_rules
 from caplib.text import near_duplicates, normalize_text
+from tests.scripts import load_script
 
 ROOT = Path(__file__).resolve().parents[1]
 QUESTIONS = ROOT / "data" / "sample" / "questions.csv"
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location("select_questions", ROOT / "scripts" / "select_questions.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("select_questions")
 
 
 @pytest.fixture(scope="module")
@@ -98,10 +96,7 @@ SAMPLE = ROOT / "data" / "sample"
 
 
 def _assembler():
-    spec = importlib.util.spec_from_file_location("assemble_sample", ROOT / "scripts" / "assemble_sample.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("assemble_sample")
 
 
 def test_assembly_is_reproducible_byte_for_byte(tmp_path):
@@ -159,19 +154,12 @@ def test_statement_problems_flags_each_b5_violation():
     assert problems("Water boils. It is hot.") == ["more than one sentence"]
 
 
-def _load(name: str):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_blind_pass_items_are_redrawn_exactly_and_hide_the_class():
     import json
 
     from caplib.taxonomy import LABELS
 
-    items = _load("second_label_items")
+    items = load_script("second_label_items")
     df = pd.read_csv(SAMPLE / "cap_correctness.csv", dtype=str, keep_default_na=False)
     labels = df["label_semantic"].tolist()
     pass_a, pass_b = items.draw_pass_a(labels), items.draw_pass_b(labels, items.draw_pass_a(labels))
@@ -192,7 +180,7 @@ def test_blind_pass_items_are_redrawn_exactly_and_hide_the_class():
 def test_candidates_meet_the_authoring_constraints_of_the_brief():
     """data/sample/authoring/BRIEF.md: partials from the gold's wording, contradictions mostly without negation,
     no alternative that restates the gold, overinclusive answers not mostly "gold, clause" (issue 12)."""
-    audit = _load("audit_sample")
+    audit = load_script("audit_sample")
     df = pd.read_csv(SAMPLE / "cap_correctness.csv", dtype=str, keep_default_na=False)
     by = {label: df[df["label_semantic"] == label] for label in df["label_semantic"].unique()}
     partial = by["partial"]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
 import json
 import re
@@ -14,6 +13,7 @@ import pytest
 
 from caplib.data import QUESTION_TYPES, STATEMENTS_COLUMNS, load_statements
 from caplib.text import jaccard, normalize_text
+from tests.scripts import load_script
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "data" / "sample" / "cap_statements.csv"
@@ -22,14 +22,7 @@ AUTHORING = ROOT / "data" / "sample" / "statements_authoring"
 ACADEMIC = ("Biology", "Physics", "History", "Geography", "Chemistry", "Mathematics", "Computer Science")
 
 
-def _load_script():
-    spec = importlib.util.spec_from_file_location("build_statements", ROOT / "scripts" / "build_statements.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-build_statements = _load_script()
+build_statements = load_script("build_statements")
 
 
 @pytest.fixture(scope="module")
