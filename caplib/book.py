@@ -37,7 +37,8 @@ import pandas as pd
 from caplib.cap import PROBABILITY_COMPONENTS, CAPScorer, StatementGenerator
 from caplib.checkpoints import CheckpointNotAvailable
 from caplib import data
-from caplib.data import load_dataset_or_reason, select_split
+from caplib.data import select_split
+from caplib.datasets import OFFICIAL_DIR, load_dataset_or_reason
 from caplib.evaluation import class_means, monotonicity_violations, pairwise_accuracy, rank_correlation
 from caplib.plots import PRINTED_METRIC
 from caplib.profiles import Profile, load_profile
@@ -108,7 +109,7 @@ def unavailable_note(dataset: str, reason: str) -> str:
     links = ", ".join(f"[{file}]({url})" for file, url in data.OFFICIAL_URLS.items())
     return (f"**{dataset} is not available, so every computation on it is skipped below** (no number is made up)."
             f"\n\n> {reason}\n\nThe official files are listed in `caplib.data.OFFICIAL_URLS`: {links}. "
-            f"`caplib fetch --profile paper` downloads them to `{data.OFFICIAL_DIR}` and locks them.")
+            f"`caplib fetch --profile paper` downloads them to `{OFFICIAL_DIR}` and locks them.")
 
 
 def sample_label_passes(rows: pd.DataFrame) -> pd.DataFrame | None:
@@ -180,8 +181,8 @@ def load_datasets(
     statements_splits_path: str | os.PathLike[str] | None = None,
 ) -> Datasets:
     """CAP-Correctness and CAP-Statements of ``profile`` (name, YAML path or :class:`Profile`; ``offline``: the
-    bundled sample; ``paper``: the official files), or the reason each cannot be read; then the rows of ``split`` (all when None), at most
-    ``row_limit`` of them. Paths override the profile's files.
+    bundled sample; ``paper``: the official files), or the reason each cannot be read; then the rows of ``split``
+    (all when None), at most ``row_limit`` of them. Paths override the profile's files.
 
     Example:
         >>> datasets = load_datasets("offline", "validation", row_limit=5)

@@ -5,7 +5,7 @@ paper profile it fetches
 
 * the three official CSVs (:data:`caplib.data.OFFICIAL_URLS`) into the profile's data directory
   (``data/official/``), resumably (``<file>.part`` until complete), then writes the seeded CAP-Statements split
-  when the data has none (:func:`caplib.data.ensure_statement_splits`);
+  when the data has none (:func:`caplib.datasets.ensure_statement_splits`);
 * the four checkpoints of App. C.2 (the NLI cross-encoder, mT5-small to fine-tune, BERTScore's roberta-large,
   COMET's wmt22-comet-da) and the config and tokenizer of COMET's encoder (xlm-roberta-large, which COMET loads by
   name), through ``huggingface_hub.snapshot_download`` into the Hugging Face cache;
@@ -39,7 +39,8 @@ from urllib.parse import urlsplit
 
 from caplib.checkpoints import CheckpointNotAvailable, resolve_checkpoint, sha256_of
 from caplib.checkpoints import fetch as fetch_checkpoint
-from caplib.data import OFFICIAL_URLS, STATEMENTS_SPLITS_FILE, ensure_statement_splits
+from caplib.data import OFFICIAL_URLS
+from caplib.datasets import STATEMENTS_SPLITS_FILE, ensure_statement_splits
 from caplib.lock import Lock, LockedData, LockedModel, directory_hashes, write_lock
 from caplib.profiles import Profile, is_local_path, load_profile
 
@@ -276,9 +277,16 @@ def fetch_profile(profile: str | os.PathLike[str] | Profile, *, update: bool = F
         data = {**({} if lock is None or update else dict(lock.data)), **data}
         splits = ensure_statement_splits(settings.data_dir)
         if splits is not None and splits.name == STATEMENTS_SPLITS_FILE:
-            data[splits.name] = _locked_file(splits, None, "caplib.data.statement_splits(seed=0): the paper's "
+            data[splits.name] = _locked_file(splits, None, "caplib.datasets.statement_splits(seed=0): the paper's "
                                              "8,800/1,100/1,100 proportions, stratified by question type")
-    new_lock = Lock(settings.lock_path, models, data, None if update or lock is None else lock.statement_model)
+    statement_model = None if lock is None else lock.statement_model
+    base = next((item.name for item in items if item.role == "statements-base"), None)
+    locked_base = f"{base}@{models[base].commit}" if base in models else None
+    if statement_model is not None and locked_base is not None and statement_model.get("base") != locked_base:
+        say(f"note    the statement model {statement_model.get('path')} was fine-tuned from "
+            f"{statement_model.get('base')}, not the newly locked {locked_base}: left out of the lock; train it again")
+        statement_model = None
+    new_lock = Lock(settings.lock_path, models, data, statement_model)
     write_lock(new_lock)
     say(f"locked {len(models)} model(s) and {len(data)} data file(s) in {settings.lock_path}")
     return FetchResult(lines, failures, new_lock)

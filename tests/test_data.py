@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from caplib import book, data
+from caplib import book, data, datasets
 from caplib.data import (
     CORRECTNESS_COLUMNS,
     OFFICIAL_URLS,
@@ -422,30 +422,30 @@ def official_profile(directory: Path) -> Path:
 
 
 def test_load_dataset_profiles(tmp_path):
-    offline = data.load_dataset("cap_correctness", "offline")
+    offline = datasets.load_dataset("cap_correctness", "offline")
     assert len(offline) == 1024 and set(offline["split"]) == {"validation", "test"}
     profile = official_profile(tmp_path)
     with pytest.raises(FileNotFoundError, match="caplib fetch --profile"):
-        data.load_dataset("cap_correctness", profile)
+        datasets.load_dataset("cap_correctness", profile)
     fixture = Path(__file__).parent / "fixtures"
     (tmp_path / "official" / "CAP-Correctness.csv").write_bytes((fixture / "cap_correctness.csv").read_bytes())
     (tmp_path / "official" / "CAP-Correctness-splits.csv").write_bytes(
         (fixture / "cap_correctness_splits.csv").read_bytes())
-    official = data.load_dataset("cap_correctness", profile)
+    official = datasets.load_dataset("cap_correctness", profile)
     assert len(official) == 5 and "split" in official
     with pytest.raises(ValueError, match="unknown dataset"):
-        data.load_dataset("llm_answers")
+        datasets.load_dataset("llm_answers")
 
 
 def test_load_dataset_or_reason_gives_the_reason_a_chapter_shows(tmp_path):
-    frame, reason = data.load_dataset_or_reason("cap_statements", official_profile(tmp_path))  # no files there
+    frame, reason = datasets.load_dataset_or_reason("cap_statements", official_profile(tmp_path))  # no files there
     assert frame is None and OFFICIAL_URLS["CAP-Statements.csv"] in reason and str(tmp_path) in reason
     assert "caplib fetch --profile" in reason
     note = book.unavailable_note("CAP-Statements", reason)
     assert note.startswith("**CAP-Statements is not available") and f"> {reason}" in note
     assert all(f"[{file}]({url})" in note for file, url in OFFICIAL_URLS.items()) and str(tmp_path) in note
     assert "caplib fetch --profile paper" in note
-    frame, reason = data.load_dataset_or_reason("cap_statements", "offline")
+    frame, reason = datasets.load_dataset_or_reason("cap_statements", "offline")
     assert reason is None and len(frame) == len(load_sample("cap_statements"))
     with pytest.raises(ValueError, match="unknown dataset"):  # a wrong name is an error, not a skipped chapter
-        data.load_dataset_or_reason("llm_answers")
+        datasets.load_dataset_or_reason("llm_answers")

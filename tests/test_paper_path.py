@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from caplib import data
+from caplib import data, datasets
 from caplib.lock import Lock, LockedData, LockedModel, LockError, read_lock, verify_lock, write_lock
 from caplib.profiles import PROFILE_DIR, ProfileError, load_profile
 from tests.scripts import load_script
@@ -54,7 +54,7 @@ def test_relative_paths_are_read_against_the_profile_file_not_the_working_direct
 
 def test_bundled_paper_profile_points_into_the_repository():
     paper = load_profile("paper")
-    assert paper.data_dir == data.OFFICIAL_DIR
+    assert paper.data_dir == datasets.OFFICIAL_DIR
     assert paper.statement_dir == ROOT / "models" / "statements"
     assert paper.dtype == "auto"
     assert load_profile("offline").data_dir is None
@@ -183,24 +183,24 @@ def test_statement_splits_have_the_papers_sizes_stratified_and_seeded():
     kinds = data.QUESTION_TYPES
     rows = pd.DataFrame({"id": [f"s{i:05d}" for i in range(11000)],
                          "label_question_type": [kinds[i % 7 % 4] for i in range(11000)]})
-    split = data.statement_splits(rows)
+    split = datasets.statement_splits(rows)
     assert split.value_counts().to_dict() == {"train": 8800, "validation": 1100, "test": 1100}
     for kind in kinds:  # every question type split in the same proportions (within one row of the exact share)
         part = split[rows["label_question_type"] == kind].value_counts()
         assert abs(part["test"] - len(split[rows["label_question_type"] == kind]) / 10) <= 1
     shuffled = rows.sample(frac=1.0, random_state=3)
-    assert data.statement_splits(shuffled).sort_index().equals(split)  # the file's row order does not matter
-    assert not data.statement_splits(rows, seed=1).equals(split)
+    assert datasets.statement_splits(shuffled).sort_index().equals(split)  # the file's row order does not matter
+    assert not datasets.statement_splits(rows, seed=1).equals(split)
 
 
 def test_ensure_statement_splits_writes_once_and_loading_uses_it(tmp_path):
     sample = pd.read_csv(ROOT / "data" / "sample" / "cap_statements.csv", dtype=str, keep_default_na=False)
     assert "split" not in sample.columns
     sample.to_csv(tmp_path / "CAP-Statements.csv", index=False)
-    written = data.ensure_statement_splits(tmp_path)
+    written = datasets.ensure_statement_splits(tmp_path)
     assert written == tmp_path / "CAP-Statements-splits.csv"
     first = written.read_bytes()
-    assert data.ensure_statement_splits(tmp_path) == written and written.read_bytes() == first
+    assert datasets.ensure_statement_splits(tmp_path) == written and written.read_bytes() == first
     loaded = data.load_statements(tmp_path / "CAP-Statements.csv", splits=written)
     assert loaded["split"].value_counts().to_dict() == {"train": 358, "validation": 45, "test": 45}
 
@@ -230,7 +230,7 @@ def test_statement_training_finds_the_official_sibling_splits_file(tmp_path, cap
     sample.to_csv(tmp_path / "CAP-Statements.csv", index=False)
     with pytest.raises(SystemExit, match="--profile paper"):
         _load_split_data(str(tmp_path / "CAP-Statements.csv"), None)
-    data.ensure_statement_splits(tmp_path)  # CAP-Statements-splits.csv, the official naming
+    datasets.ensure_statement_splits(tmp_path)  # CAP-Statements-splits.csv, the official naming
     assert set(_load_split_data(str(tmp_path / "CAP-Statements.csv"), None)["split"]) == {"train", "validation",
                                                                                          "test"}
 

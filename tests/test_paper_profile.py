@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from caplib.runtime import Runtime
-from caplib import data, paper
+from caplib import data, datasets, paper
 from caplib.checkpoints import CheckpointNotAvailable, resolve_checkpoint
 from caplib.profiles import load_profile
 
@@ -23,7 +23,7 @@ PRINTED = {"cap": "CAP", "bleu": "BLEU", "rouge_l": "ROUGE-L", "meteor": "METEOR
 
 def _official_or_skip():
     try:
-        rows = data.load_dataset("cap_correctness", "paper")
+        rows = datasets.load_dataset("cap_correctness", "paper")
     except FileNotFoundError as missing:
         pytest.skip(f"official CAP-Correctness not available: {missing}")
     profile = load_profile("paper")

@@ -134,12 +134,30 @@ def test_the_book_builds_offline(rehearsal, book):
     assert list(rehearsal["hub"].requests[rehearsal["mark"]:]) == []  # after the fetch nothing reaches the Hub
 
 
+def test_a_second_fetch_downloads_nothing_and_update_relocks_the_same_commits(rehearsal):
+    lock_file = rehearsal["repo"] / "caplib" / "profiles" / "paper.lock.json"
+    before = json.loads(lock_file.read_text())
+    env = {key: value for key, value in rehearsal["env"].items() if key not in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")}
+    hub, mark = rehearsal["hub"], len(rehearsal["hub"].requests)
+    again = _run([sys.executable, "-m", "caplib", "fetch", "--profile", "paper", "--no-progress"], rehearsal["repo"], env)
+    _succeeded(again, "second caplib fetch")
+    assert again.stdout.count("already here, hashes match the lock") == 5
+    assert {request.path for request in hub.requests[mark:]} <= {"/"}  # one reachability probe for the CSVs at most
+    update = _run([sys.executable, "-m", "caplib", "fetch", "--profile", "paper", "--update", "--no-progress"],
+                  rehearsal["repo"], env)
+    _succeeded(update, "caplib fetch --update")
+    after = json.loads(lock_file.read_text())
+    assert {name: entry["commit"] for name, entry in after["models"].items()} == \
+           {name: entry["commit"] for name, entry in before["models"].items()}
+    assert after["data"].keys() == before["data"].keys()
+
+
 def test_the_lock_pins_every_model_data_file_and_the_statement_model(rehearsal):
     lock = json.loads((rehearsal["repo"] / "caplib" / "profiles" / "paper.lock.json").read_text())
     assert {name: entry["commit"] for name, entry in lock["models"].items()} == rehearsal["commits"]
     assert lock["models"][COMET_ENCODER_REPO]["role"] == "comet-encoder"
     assert set(lock["data"]) == {*OFFICIAL, "CAP-Statements-splits.csv"}
-    assert lock["data"]["CAP-Statements-splits.csv"]["generated"].startswith("caplib.data.statement_splits")
+    assert lock["data"]["CAP-Statements-splits.csv"]["generated"].startswith("caplib.datasets.statement_splits")
     assert lock["statement_model"]["stopped"]["steps"] == 2
     assert lock["statement_model"]["base"] == f"google/mt5-small@{rehearsal['commits']['google/mt5-small']}"
 

@@ -230,7 +230,7 @@ def train_for_profile(profile: Any, *, max_steps: int | None = None, device: Any
                       allow_unpinned: bool = False, progress: bool = True) -> Path:
     """Fine-tune the profile's statement model (App. C.2) into ``statements.model`` and record it in the lock.
 
-    Data: the profile's CAP-Statements with its split (the seeded one of :func:`caplib.data.ensure_statement_splits`
+    Data: the profile's CAP-Statements with its split (the seeded one of :func:`caplib.datasets.ensure_statement_splits`
     when the official data has none); base: ``statements.base_model`` at its locked commit. The model's hash and
     a summary of its manifest join the profile's lock (:mod:`caplib.lock`), so a run of the book checks it.
 
@@ -242,7 +242,8 @@ def train_for_profile(profile: Any, *, max_steps: int | None = None, device: Any
         ValueError: the profile names no base model or no local output directory, or the base is unpinned.
         CheckpointNotAvailable: the base checkpoint is not fetched (``caplib fetch --profile ...``).
     """
-    from caplib.data import load_dataset, select_split
+    from caplib.data import select_split
+    from caplib.datasets import load_dataset
     from caplib.lock import Lock, read_lock, write_lock
     from caplib.profiles import is_local_path, load_profile
 

@@ -37,7 +37,7 @@ import numpy as np
 import pandas as pd
 from IPython.display import Markdown, display
 
-from caplib import book, data, paper, plots
+from caplib import book, data, datasets, paper, plots
 from caplib.profiles import load_profile
 from caplib.scoring import score_frame
 from caplib.statements import evaluate_statements
@@ -105,7 +105,7 @@ else:
 # present. Scores are on the CAP-Statements test split.
 
 # %%
-statements = data.load_dataset("cap_statements", profile, statements_path, statements_splits_path)
+statements = datasets.load_dataset("cap_statements", profile, statements_path, statements_splits_path)
 test_statements = data.select_split(statements, "test", row_limit)  # row_limit: smoke runs
 generator, generator_missing = book.statement_generator(scorer, missing)  # the scorer's, built on first use
 generator_name = ("template (rule-based)" if settings.statement_model == "builtin:template" else
@@ -143,7 +143,7 @@ if generator is not None:
 # CAP on the chosen split, one box per class, in the order of Eq. 1.
 
 # %%
-rows = data.load_dataset("cap_correctness", profile, data_path, splits_path)
+rows = datasets.load_dataset("cap_correctness", profile, data_path, splits_path)
 evaluation_rows = data.select_split(rows, split, row_limit)
 if scorer is not None:
     scored = score_frame(evaluation_rows, settings, ["cap"], regenerate_statements=regenerate_statements,
