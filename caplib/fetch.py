@@ -264,7 +264,8 @@ def fetch_profile(profile: str | os.PathLike[str] | Profile, *, update: bool = F
                 raise ValueError("HF_HUB_OFFLINE=1 is set in the environment; run `caplib fetch` without it")
             models[encoder.name] = entry or _fetch_model(encoder, lock, metadata_only=True)
             say(f"{'ok     ' if entry else 'fetched'} comet-encoder   {encoder.name}@{models[encoder.name].commit} "
-                f"(config and tokenizer: COMET loads it by name)")
+                f"({'already here, hashes match the lock; ' if entry else ''}config and tokenizer: COMET loads it "
+                f"by name)")
         except Exception as error:
             failures[encoder.name] = f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
     for name, reason in failures.items():
