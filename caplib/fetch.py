@@ -201,6 +201,10 @@ def fetch_profile(profile: str | os.PathLike[str] | Profile, *, update: bool = F
     settings = load_profile(profile)
     lock = settings.lock
     items = plan(settings, locked=not update)
+    if not progress:  # the Hub client's own bars (one per file) as well
+        from huggingface_hub.utils import disable_progress_bars
+
+        disable_progress_bars()
     lines: list[str] = []
     failures: dict[str, str] = {}
 
