@@ -225,14 +225,22 @@ def fetch_profile(profile: str | os.PathLike[str] | Profile, *, update: bool = F
         return FetchResult(lines, failures, None)
 
     models: dict[str, LockedModel] = {}
+    data: dict[str, LockedData] = {}
     pending = []
-    for item in items:
-        entry = None if update or item.role == "data" else _locked_snapshot(item, lock)
-        if entry is not None:
-            models[item.name] = entry
-            say(f"ok      {item.role:15} {item.name}@{entry.commit} (already here, hashes match the lock)")
+    for item in items:  # what is here already, as locked, needs no network
+        if item.role == "data":
+            kept = None if update or settings.data_dir is None else _locked_data(item, settings.data_dir, lock)
+            if kept is not None:
+                data[item.name] = kept
+                say(f"ok      data            {item.name} (already here, SHA-256 matches the lock)")
+                continue
         else:
-            pending.append(item)
+            entry = None if update else _locked_snapshot(item, lock)
+            if entry is not None:
+                models[item.name] = entry
+                say(f"ok      {item.role:15} {item.name}@{entry.commit} (already here, hashes match the lock)")
+                continue
+        pending.append(item)
     offline = constants.HF_HUB_OFFLINE and any(item.role != "data" for item in pending)
     hosts = sorted({item.host for item in pending})
     with concurrent.futures.ThreadPoolExecutor(max(1, len(hosts))) as pool:
@@ -245,7 +253,6 @@ def fetch_profile(profile: str | os.PathLike[str] | Profile, *, update: bool = F
             failures[item.name] = (f"cannot reach {item.host} ({unreachable[item.host]}); run `caplib fetch` where it "
                                    f"is reachable (or point {'HF_ENDPOINT' if item.role != 'data' else DATA_URL_ENV} "
                                    f"at a mirror), or copy the Hugging Face cache and data/official/ from there")
-    data: dict[str, LockedData] = {}
     for item in [item for item in pending if item.name not in failures]:
         try:
             if item.role == "data":
@@ -301,12 +308,17 @@ def _locked_file(path: Path, url: str | None, generated: str | None = None) -> L
     return LockedData(path.name, sha256_of([path]), path.stat().st_size, _today(), url, generated)
 
 
+def _locked_data(item: Item, data_dir: Path, lock: Lock | None) -> LockedData | None:
+    """The locked entry of a data file that is here with its locked hash (no network needed), else None."""
+    locked = None if lock is None else lock.data.get(item.name)
+    target = data_dir / item.name
+    return locked if locked is not None and target.is_file() and sha256_of([target]) == locked.sha256 else None
+
+
 def _fetch_data(item: Item, data_dir: Path, lock: Lock | None, update: bool, progress: bool) -> LockedData:
-    """An official CSV: kept when it matches the lock, else downloaded; a locked file must keep its hash."""
+    """An official CSV, downloaded; a file the lock names must come back with its locked hash."""
     target = data_dir / item.name
     locked = None if lock is None or update else lock.data.get(item.name)
-    if locked is not None and target.is_file() and sha256_of([target]) == locked.sha256:
-        return locked
     data_dir.mkdir(parents=True, exist_ok=True)
     staged = target.with_name(f"{target.name}.new")
     _download(item.source, staged, progress)
