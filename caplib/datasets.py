@@ -128,7 +128,8 @@ def load_dataset(name: str, profile: object = "offline", path: str | Path | None
     file, splits_file = _OFFICIAL_FILES[name]
     source = settings.data_dir / file
     if not source.is_file():
-        raise FileNotFoundError(f"{source} not found: run `caplib fetch --profile {profile}` (it downloads "
+        named = profile if isinstance(profile, str) and profile in ("paper", "offline") else settings.source
+        raise FileNotFoundError(f"{source} not found: run `caplib fetch --profile {named}` (it downloads "
                                 f"{OFFICIAL_URLS[file]} and the other official files into {settings.data_dir})")
     if splits is None and name == "cap_statements":
         splits = ensure_statement_splits(settings.data_dir)

@@ -41,7 +41,7 @@ from caplib.checkpoints import CheckpointNotAvailable, resolve_checkpoint, sha25
 from caplib.checkpoints import fetch as fetch_checkpoint
 from caplib.data import OFFICIAL_URLS
 from caplib.datasets import STATEMENTS_SPLITS_FILE, ensure_statement_splits
-from caplib.lock import Lock, LockedData, LockedModel, directory_hashes, write_lock
+from caplib.lock import Lock, LockedData, LockedModel, directory_hashes, read_lock, write_lock
 from caplib.profiles import Profile, is_local_path, load_profile
 
 __all__ = ["DATA_URL_ENV", "FetchResult", "Item", "data_url", "fetch_profile", "plan"]
@@ -49,7 +49,7 @@ __all__ = ["DATA_URL_ENV", "FetchResult", "Item", "data_url", "fetch_profile", "
 #: Environment variable replacing the base URL of the official CSVs (a mirror; the file names stay).
 DATA_URL_ENV = "CAPLIB_DATA_URL"
 _PROBE_TIMEOUT = 4.0
-_COMMIT = re.compile(r"[0-9a-f]{40}")
+_SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
 @dataclass(frozen=True)
@@ -95,15 +95,13 @@ def _hub_model(model: str | None) -> bool:
     return bool(model) and not model.startswith("builtin:") and not is_local_path(model) and model != "offline"
 
 
-def plan(profile: Profile, locked: bool = True) -> list[Item]:
-    """What ``caplib fetch`` fetches for ``profile``, in order (COMET's encoder is found in COMET's snapshot later).
-
-    ``locked``: fetch the revisions the lock pins (False: the YAML's, i.e. re-resolve).
-    """
+def plan(profile: Profile) -> list[Item]:
+    """What ``caplib fetch`` fetches for ``profile``, in order (COMET's encoder is found in COMET's snapshot later),
+    at the profile's revisions (the locked ones, unless it was loaded with ``locked=False``)."""
     from caplib.baselines.neural import bertscore_repo, comet_repo
 
-    settings = profile if locked else load_profile(profile.source, locked=False)
-    items = [] if settings.data_dir is None else [Item("data", name, data_url(name)) for name in OFFICIAL_URLS]
+    settings = profile
+    items: list[Item] = [] if settings.data_dir is None else [Item("data", name, data_url(name)) for name in OFFICIAL_URLS]
     models = [("nli", settings.nli_model, settings.nli_revision),
               ("statements-base", settings.statement_base_model, settings.statement_base_revision)]
     for metric, repo in (("bertscore", bertscore_repo), ("comet", comet_repo)):
@@ -172,6 +170,11 @@ def _fetch_model(item: Item, lock: Lock | None, metadata_only: bool) -> LockedMo
     snapshot = fetch_checkpoint(item.name, item.revision, metadata_only=metadata_only)
     commit = snapshot.name
     files = directory_hashes(snapshot)
+    for name, digest in files.items():  # a large (LFS) file's blob is named by its SHA-256: a cached copy must match
+        blob = (snapshot / name).resolve().name
+        if _SHA256.fullmatch(blob) and blob != digest:
+            raise ValueError(f"{snapshot / name} in the Hugging Face cache is corrupt (its SHA-256 is not the "
+                             f"{blob[:16]}... the Hub published); delete {(snapshot / name).resolve()} and fetch again")
     entry = None if lock is None else lock.models.get(item.name)
     if entry is not None and entry.commit == commit:
         changed = [name for name, digest in entry.files.items() if files.get(name) != digest]
@@ -198,9 +201,9 @@ def fetch_profile(profile: str | os.PathLike[str] | Profile, *, update: bool = F
     """
     from huggingface_hub import constants
 
-    settings = load_profile(profile)
-    lock = settings.lock
-    items = plan(settings, locked=not update)
+    settings = load_profile(profile, locked=not update)  # --update: the YAML's revisions, even against the lock
+    lock = read_lock(settings.lock_path)
+    items = plan(settings)
     if not progress:  # the Hub client's own bars (one per file) as well
         from huggingface_hub.utils import disable_progress_bars
 
@@ -286,11 +289,18 @@ def fetch_profile(profile: str | os.PathLike[str] | Profile, *, update: bool = F
             f"({settings.lock_path} is unchanged)")
         return FetchResult(lines, failures, None)
     if settings.data_dir is not None:
-        data = {**({} if lock is None or update else dict(lock.data)), **data}
+        locked_split = None if lock is None else lock.data.get(STATEMENTS_SPLITS_FILE)
+        target = settings.data_dir / STATEMENTS_SPLITS_FILE
+        if update and locked_split is not None and locked_split.generated and target.is_file():
+            target.unlink()  # caplib's own split of the old data: drawn anew for the data just fetched
         splits = ensure_statement_splits(settings.data_dir)
         if splits is not None and splits.name == STATEMENTS_SPLITS_FILE:
-            data[splits.name] = _locked_file(splits, None, "caplib.datasets.statement_splits(seed=0): the paper's "
-                                             "8,800/1,100/1,100 proportions, stratified by question type")
+            found = _locked_file(splits, None, _SPLIT_NOTE)
+            if not update and locked_split is not None and found.sha256 != locked_split.sha256:
+                say(f"FAILED  {splits}: changed since it was locked (SHA-256 {found.sha256[:16]}... is not the locked "
+                    f"{locked_split.sha256[:16]}...); restore it, or re-lock with --update; nothing was locked")
+                return FetchResult(lines, {splits.name: "changed since it was locked"}, None)
+            data[splits.name] = locked_split if not update and locked_split is not None else found
     statement_model = None if lock is None else lock.statement_model
     base = next((item.name for item in items if item.role == "statements-base"), None)
     locked_base = f"{base}@{models[base].commit}" if base in models else None
@@ -302,6 +312,10 @@ def fetch_profile(profile: str | os.PathLike[str] | Profile, *, update: bool = F
     write_lock(new_lock)
     say(f"locked {len(models)} model(s) and {len(data)} data file(s) in {settings.lock_path}")
     return FetchResult(lines, failures, new_lock)
+
+
+_SPLIT_NOTE = ("caplib.datasets.statement_splits(seed=0): the paper's 8,800/1,100/1,100 proportions, stratified by "
+               "question type")
 
 
 def _locked_file(path: Path, url: str | None, generated: str | None = None) -> LockedData:

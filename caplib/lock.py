@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from caplib.checkpoints import resolve_checkpoint, sha256_of
+from caplib.checkpoints import CheckpointNotAvailable, resolve_checkpoint, sha256_of
 
 __all__ = ["LOCK_FORMAT", "Lock", "LockError", "LockedData", "LockedModel", "directory_hashes", "lock_path",
            "read_lock", "verify_lock", "write_lock"]
@@ -150,8 +150,6 @@ def write_lock(lock: Lock) -> None:
 
 
 def _model_problems(entry: LockedModel) -> list[str]:
-    from caplib.checkpoints import CheckpointNotAvailable
-
     try:
         snapshot = resolve_checkpoint(entry.model, entry.commit, transformers_layout=False).path
     except CheckpointNotAvailable:
@@ -183,7 +181,10 @@ def verify_lock(lock: Lock, data_dir: Path | None, statement_dir: Path | None = 
             problems.append(f"{path} (locked data file) has changed: SHA-256 {sha256_of([path])[:16]}... is not the "
                             f"locked {entry.sha256[:16]}...")
     if lock.statement_model is not None and statement_dir is not None and statement_dir.is_dir():
-        found = resolve_checkpoint(statement_dir).fingerprint
+        try:
+            found = resolve_checkpoint(statement_dir).fingerprint
+        except CheckpointNotAvailable as error:
+            found = f"none ({error})"
         if found != lock.statement_model["sha256"]:
             problems.append(f"{statement_dir} (locked statement model) has changed: SHA-256 {found[:16]}... is not "
                             f"the locked {lock.statement_model['sha256'][:16]}...")

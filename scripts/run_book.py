@@ -25,7 +25,7 @@ from pathlib import Path
 import papermill
 
 from caplib.lock import LockError, verify_lock
-from caplib.profiles import PROFILE_DIR, Profile, load_profile
+from caplib.profiles import Profile, available_profiles, load_profile
 from caplib.statements.training import CPU_HOURS_PER_EPOCH, train_for_profile
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -117,7 +117,9 @@ def main(argv: list[str] | None = None) -> int:
 
     OUTPUT.mkdir(parents=True, exist_ok=True)
     profile = prepare_profile(args)
-    parameters: dict = {"profile": args.profile if profile.source.parent == PROFILE_DIR else str(profile.source)}
+    # a bundled profile by its name, any other by its absolute path (chapters run in book/chapters)
+    bundled = args.profile in available_profiles() and not Path(args.profile).is_file()
+    parameters: dict = {"profile": args.profile if bundled else str(profile.source)}
     for name in ("row_limit", "device", "dtype", "batch_size"):
         if getattr(args, name) is not None:
             parameters[name] = getattr(args, name)

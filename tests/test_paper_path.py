@@ -274,3 +274,56 @@ def test_a_data_download_resumes_from_its_part_file(tmp_path):
     assert target.read_bytes() == b"x" * 1000 + content[1000:]
     assert (tmp_path / "fresh.csv").read_bytes() == content
     assert not list(tmp_path.glob("*.part"))
+
+
+def test_fetch_refuses_a_corrupt_blob_in_the_cache(tmp_path):
+    """snapshot_download keeps a cached blob without checking it; caplib fetch checks an LFS blob against its name
+    (its SHA-256) before locking it. In a subprocess: huggingface_hub reads HF_ENDPOINT when it is imported."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.fake_hub import FakeHub
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "config.json").write_text("{}")
+    (repo / "model.safetensors").write_bytes(bytes(range(256)) * 64)
+    script = """
+import sys
+from pathlib import Path
+from caplib.fetch import Item, _fetch_model
+item = Item("nli", "org/tiny", "org/tiny")
+print(sorted(_fetch_model(item, None, metadata_only=False).files))
+blob = next(Path(sys.argv[1]).rglob("snapshots/*/model.safetensors")).resolve()
+blob.write_bytes(blob.read_bytes()[:100])  # a truncated copy left in the cache
+try:
+    _fetch_model(item, None, metadata_only=False)
+except ValueError as error:
+    print("refused:", error)
+"""
+    with FakeHub() as hub:
+        hub.add_repo("org/tiny", repo)
+        env = {key: value for key, value in os.environ.items() if key not in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")}
+        env |= {"HF_ENDPOINT": hub.url, "HF_HOME": str(tmp_path / "hf"), "HF_HUB_DISABLE_TELEMETRY": "1"}
+        result = subprocess.run([sys.executable, "-c", script, str(tmp_path / "hf")], env=env, capture_output=True,
+                                text=True, timeout=120)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "['config.json', 'model.safetensors']" in result.stdout
+    assert "refused:" in result.stdout and "model.safetensors in the Hugging Face cache is corrupt" in result.stdout
+
+
+def test_fetch_update_reads_the_yaml_even_when_it_contradicts_the_lock(tmp_path):
+    from caplib.fetch import fetch_profile
+
+    profile = write_profile(tmp_path, data="./official")
+    write_lock(Lock(tmp_path / "mine.lock.json", {"roberta-large": LockedModel("roberta-large", "bertscore", "a" * 40,
+                                                                               {})}))
+    settings = yaml.safe_load(profile.read_text())
+    settings["baselines"]["bertscore"]["revision"] = "b" * 40
+    profile.write_text(yaml.safe_dump(settings))
+    with pytest.raises(ProfileError, match="locks a{40}"):
+        fetch_profile(profile, dry_run=True, echo=lambda line: None)
+    lines: list[str] = []
+    fetch_profile(profile, update=True, dry_run=True, echo=lines.append)
+    assert any("roberta-large" in line and "b" * 40 in line for line in lines)

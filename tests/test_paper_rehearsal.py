@@ -144,6 +144,14 @@ def test_a_second_fetch_downloads_nothing_and_update_relocks_the_same_commits(re
     assert again.stdout.count("already here, hashes match the lock") == 5
     assert again.stdout.count("already here, SHA-256 matches the lock") == 3
     assert list(hub.requests[mark:]) == []  # everything was here as locked: not even a reachability probe
+    splits = rehearsal["repo"] / "data" / "official" / "CAP-Statements-splits.csv"
+    original = splits.read_bytes()
+    splits.write_bytes(original.replace(b",test", b",train"))  # a hand-edited split is reported, not re-locked
+    edited = _run([sys.executable, "-m", "caplib", "fetch", "--profile", "paper", "--no-progress"], rehearsal["repo"],
+                  env)
+    splits.write_bytes(original)
+    assert edited.returncode == 2 and "changed since it was locked" in edited.stdout
+    assert json.loads(lock_file.read_text()) == before
     update = _run([sys.executable, "-m", "caplib", "fetch", "--profile", "paper", "--update", "--no-progress"],
                   rehearsal["repo"], env)
     _succeeded(update, "caplib fetch --update")

@@ -49,12 +49,15 @@ def _split(frame: Any, name: str, data: str) -> Any:
 
 def _train(args: Any, parser: Any) -> int:
     if args.profile is not None:
-        if any(value is not None for value in (args.data, args.base, args.out)):
-            parser.error("--profile names the data, base model and output directory; drop --data/--base/--out")
+        if any(value is not None for value in (args.data, args.base, args.out, args.splits, args.revision)):
+            parser.error("--profile names the data, split, base model, its revision and the output directory; drop "
+                         "--data/--splits/--base/--revision/--out")
         print(f"[statements] the paper's recipe: {args.epochs} epochs at most; on a 2-core CPU one epoch of 8,800 rows "
               f"takes about {CPU_HOURS_PER_EPOCH} h, so use a GPU", flush=True)
         path = train_for_profile(args.profile, max_steps=args.max_steps, device=args.device, seed=args.seed,
-                                 allow_unpinned=args.allow_unpinned)
+                                 allow_unpinned=args.allow_unpinned, epochs=args.epochs, lr=args.lr,
+                                 batch_size=args.batch_size, grad_accum=args.grad_accum, patience=args.patience,
+                                 num_beams=args.num_beams, max_length=args.max_length)
     else:
         missing = [flag for flag, value in (("--data", args.data), ("--base", args.base), ("--out", args.out))
                    if value is None]

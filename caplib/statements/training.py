@@ -7,6 +7,7 @@ import importlib.metadata
 import json
 import math
 import os
+import shutil
 import time
 from pathlib import Path
 from typing import Any
@@ -227,12 +228,14 @@ CPU_HOURS_PER_EPOCH = 2.4
 
 
 def train_for_profile(profile: Any, *, max_steps: int | None = None, device: Any = None, seed: int = 0,
-                      allow_unpinned: bool = False, progress: bool = True) -> Path:
+                      allow_unpinned: bool = False, progress: bool = True, **recipe: Any) -> Path:
     """Fine-tune the profile's statement model (App. C.2) into ``statements.model`` and record it in the lock.
 
     Data: the profile's CAP-Statements with its split (the seeded one of :func:`caplib.datasets.ensure_statement_splits`
-    when the official data has none); base: ``statements.base_model`` at its locked commit. The model's hash and
-    a summary of its manifest join the profile's lock (:mod:`caplib.lock`), so a run of the book checks it.
+    when the official data has none); base: ``statements.base_model`` at its locked commit; ``recipe``: other
+    :func:`finetune` settings (App. C.2 defaults). Training writes to ``<model>.partial`` and renames it when done,
+    so an interrupted run never leaves a directory that looks finished. The model's hash and a summary of its
+    manifest join the profile's lock (:mod:`caplib.lock`), so a run of the book checks it.
 
     Example:
         >>> train_for_profile("paper", max_steps=2)  # doctest: +SKIP
@@ -257,10 +260,16 @@ def train_for_profile(profile: Any, *, max_steps: int | None = None, device: Any
         raise ValueError(f"{settings.statement_base_model} has no pinned revision: run `caplib fetch --profile "
                          f"{settings.source}` first (it locks the commit), or pass --allow-unpinned")
     rows = load_dataset("cap_statements", settings)
-    output = finetune(select_split(rows, "train"), select_split(rows, "validation"), settings.statement_base_model,
-                      settings.statement_model, revision=settings.statement_base_revision,
-                      allow_unpinned=allow_unpinned, max_steps=max_steps, device=device, seed=seed,
-                      progress=progress)
+    target = Path(settings.statement_model)
+    partial = target.with_name(f"{target.name}.partial")
+    if partial.exists():
+        shutil.rmtree(partial)  # an interrupted earlier run
+    finetune(select_split(rows, "train"), select_split(rows, "validation"), settings.statement_base_model, partial,
+             revision=settings.statement_base_revision, allow_unpinned=allow_unpinned, max_steps=max_steps,
+             device=device, seed=seed, progress=progress, **recipe)
+    if target.exists():
+        shutil.rmtree(target)
+    output = partial.replace(target)
     manifest = json.loads((output / MANIFEST_NAME).read_text(encoding="utf-8"))
     lock = read_lock(settings.lock_path) or Lock(settings.lock_path)
     write_lock(lock.replace(statement_model={
