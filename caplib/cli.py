@@ -152,7 +152,9 @@ def _score(args: argparse.Namespace) -> int:
         "profile": {"name": profile.name, "source": str(profile.source)},
         "metrics": scored.report(),
     }
-    _write_atomically(output, lambda path: result.to_csv(path, index=False))
+    # every text cell quoted: a cell holding a lone carriage return is otherwise written bare, and every CSV reader
+    # (caplib's, pandas', Python's) then reads it as a line break, splitting the row (found by tests/test_fuzz.py)
+    _write_atomically(output, lambda path: result.to_csv(path, index=False, quoting=csv.QUOTE_NONNUMERIC))
     sidecar = Path(f"{output}.signature.json")
     _write_atomically(sidecar, lambda path: path.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n",
                                                             encoding="utf-8"))
