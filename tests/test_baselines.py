@@ -377,6 +377,27 @@ def test_comet_checkpoint_whose_encoder_is_not_cached_is_unavailable(tiny_comet,
     assert "fetch comet" in caught.value.reason
 
 
+class _Payload:
+    """Not a tensor or a plain value: ``torch.load(weights_only=True)`` refuses to unpickle it."""
+
+
+@pytest.mark.slow
+def test_comet_checkpoint_that_holds_more_than_weights_is_refused(tiny_comet, tmp_path):
+    import torch
+    import yaml
+
+    target = tmp_path / "pickled"
+    (target / "checkpoints").mkdir(parents=True)
+    checkpoint = torch.load(tiny_comet, weights_only=True)  # the tiny checkpoint itself is weights only
+    checkpoint["extra"] = _Payload()  # any object a pickle can rebuild, and so run code while loading
+    torch.save(checkpoint, target / "checkpoints" / "model.ckpt")
+    (target / "hparams.yaml").write_text((tiny_comet.parents[1] / "hparams.yaml").read_text())
+    assert yaml.safe_load((target / "hparams.yaml").read_text())["class_identifier"]
+    with pytest.raises(MetricUnavailable, match="holds more than weights") as caught:
+        score("comet", GOLDS, PREDICTIONS, QUESTIONS, model=str(target), device="cpu")
+    assert "weights_only=True" in caught.value.reason
+
+
 def test_missing_local_paths_are_clear_errors(tmp_path):
     with pytest.raises(FileNotFoundError, match="neither an existing local checkpoint nor a Hub id"):
         score("bertscore", ["a"], ["a"], model=str(tmp_path / "no" / "such" / "model"))

@@ -192,6 +192,30 @@ def resolve_comet(model: str, revision: str | None) -> _Model:
     return _Model(checkpoint.path / "checkpoints" / "model.ckpt", repo_id, checkpoint.revision_label)
 
 
+def _check_weights_only(checkpoint: Path) -> None:
+    """Refuse a COMET checkpoint that holds more than tensors and plain values.
+
+    COMET hands the file to Lightning's ``torch.load`` without saying ``weights_only``, which leaves the choice to
+    torch's default (and to the ``TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD`` variable); a pickle can run code when loaded.
+    So caplib first opens it with ``weights_only=True`` itself (memory-mapped: nothing is read twice), and a
+    checkpoint that needs more is reported as unavailable, never loaded.
+    """
+    import pickle
+
+    import torch
+
+    try:
+        try:
+            torch.load(checkpoint, map_location="cpu", weights_only=True, mmap=True)
+        except RuntimeError:  # a legacy (non-zip) file cannot be memory-mapped
+            torch.load(checkpoint, map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError as error:
+        raise MetricUnavailable(
+            "comet", f"{checkpoint} holds more than weights and plain values, so caplib does not load it "
+            f"(torch.load(weights_only=True) refuses it: {str(error).splitlines()[0][:200]})",
+        ) from None
+
+
 @functools.lru_cache(maxsize=None)
 def _comet_model(checkpoint: Path) -> Any:
     """One loaded COMET model per checkpoint for the whole process (the same loader for Hub and local files)."""
@@ -201,6 +225,7 @@ def _comet_model(checkpoint: Path) -> Any:
 
     for name in ("pytorch_lightning", "lightning.pytorch", "lightning_fabric", "comet"):
         logging.getLogger(name).setLevel(logging.WARNING)
+    _check_weights_only(checkpoint)
     try:
         # local_files_only: the encoder's tokenizer and config (xlm-roberta-large for wmt22-comet-da) must be cached
         return load_from_checkpoint(str(checkpoint), local_files_only=True)
