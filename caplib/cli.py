@@ -44,8 +44,7 @@ import logging
 import os
 import shlex
 import sys
-import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +52,7 @@ import pandas as pd
 
 from caplib.checkpoints import CheckpointNotAvailable, pick_device
 from caplib.data import load_scoring_input
+from caplib.files import write_atomically
 from caplib.runtime import Runtime
 from caplib.scoring import METRIC_NAMES  # score columns `caplib score` writes and `caplib evaluate` looks for
 
@@ -88,19 +88,6 @@ def _check_output(output: Path, source: str, overwrite: bool) -> None:
             if not os.access(ancestor, os.W_OK | os.X_OK):
                 raise ValueError(f"-o {output}: directory {ancestor} is not writable")
             break
-
-
-def _write_atomically(path: Path, write: Callable[[Path], None]) -> None:
-    """``write`` to a temporary file beside ``path``, then rename it over ``path`` (readers never see half a file)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(handle)
-    try:
-        write(Path(temporary))
-        os.replace(temporary, path)
-    finally:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
 
 
 def _score(args: argparse.Namespace) -> int:
@@ -154,9 +141,9 @@ def _score(args: argparse.Namespace) -> int:
     }
     # every text cell quoted: a cell holding a lone carriage return is otherwise written bare, and every CSV reader
     # (caplib's, pandas', Python's) then reads it as a line break, splitting the row (found by tests/test_fuzz.py)
-    _write_atomically(output, lambda path: result.to_csv(path, index=False, quoting=csv.QUOTE_NONNUMERIC))
+    write_atomically(output, lambda path: result.to_csv(path, index=False, quoting=csv.QUOTE_NONNUMERIC))
     sidecar = Path(f"{output}.signature.json")
-    _write_atomically(sidecar, lambda path: path.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n",
+    write_atomically(sidecar, lambda path: path.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n",
                                                             encoding="utf-8"))
     for metric, entry in report["metrics"].items():
         if entry["status"] == "scored":

@@ -20,6 +20,7 @@ from typing import Mapping
 import pandas as pd
 
 from caplib.data import OFFICIAL_URLS, SAMPLE_DIR, load_correctness, load_sample, load_statements
+from caplib.files import write_atomically
 from caplib.profiles import load_profile
 
 __all__ = ["OFFICIAL_DIR", "PAPER_STATEMENT_SPLITS", "STATEMENTS_SPLITS_FILE", "ensure_statement_splits",
@@ -95,9 +96,7 @@ def ensure_statement_splits(data_dir: str | Path, seed: int = 0) -> Path | None:
     if "split" in frame.columns:
         return None
     rows = frame.assign(split=statement_splits(frame, seed))[["id", "split"]]
-    temporary = target.with_name(f".{target.name}.tmp")
-    rows.to_csv(temporary, index=False)
-    temporary.replace(target)
+    write_atomically(target, lambda path: rows.to_csv(path, index=False))
     return target
 
 

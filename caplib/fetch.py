@@ -37,12 +37,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from caplib.checkpoints import CheckpointNotAvailable, resolve_checkpoint, sha256_of
+from caplib.checkpoints import resolve_checkpoint, sha256_of
 from caplib.checkpoints import fetch as fetch_checkpoint
 from caplib.data import OFFICIAL_URLS
 from caplib.datasets import STATEMENTS_SPLITS_FILE, ensure_statement_splits
-from caplib.lock import Lock, LockedData, LockedModel, directory_hashes, read_lock, write_lock
-from caplib.profiles import Profile, is_local_path, load_profile
+from caplib.lock import (Lock, LockedData, LockedModel, data_problems, directory_hashes, model_problems, read_lock,
+                         write_lock)
+from caplib.profiles import Profile, is_hub_model, load_profile
 
 __all__ = ["DATA_URL_ENV", "FetchResult", "Item", "data_url", "fetch_profile", "plan"]
 
@@ -91,10 +92,6 @@ def data_url(name: str) -> str:
     return f"{base.rstrip('/')}/{name}" if base else OFFICIAL_URLS[name]
 
 
-def _hub_model(model: str | None) -> bool:
-    return bool(model) and not model.startswith("builtin:") and not is_local_path(model) and model != "offline"
-
-
 def plan(profile: Profile) -> list[Item]:
     """What ``caplib fetch`` fetches for ``profile``, in order (COMET's encoder is found in COMET's snapshot later),
     at the profile's revisions (the locked ones, unless it was loaded with ``locked=False``)."""
@@ -106,9 +103,9 @@ def plan(profile: Profile) -> list[Item]:
               ("statements-base", settings.statement_base_model, settings.statement_base_revision)]
     for metric, repo in (("bertscore", bertscore_repo), ("comet", comet_repo)):
         options = settings.baselines.get(metric)
-        if options is not None and _hub_model(options.get("model")):
+        if options is not None and is_hub_model(options.get("model")):
             models.append((metric, repo(options["model"]), options.get("revision")))
-    items += [Item(role, model, model, revision) for role, model, revision in models if _hub_model(model)]
+    items += [Item(role, model, model, revision) for role, model, revision in models if is_hub_model(model)]
     return items
 
 
@@ -155,15 +152,7 @@ def _today() -> str:
 def _locked_snapshot(item: Item, lock: Lock | None) -> LockedModel | None:
     """The locked entry of ``item`` when its files are all here with their locked hashes (no network needed)."""
     entry = None if lock is None else lock.models.get(item.name)
-    if entry is None or item.revision != entry.commit:
-        return None
-    try:
-        snapshot = resolve_checkpoint(item.name, entry.commit, transformers_layout=False).path
-    except (CheckpointNotAvailable, ValueError):
-        return None
-    complete = all((snapshot / name).is_file() and sha256_of([snapshot / name]) == digest
-                   for name, digest in entry.files.items())
-    return entry if complete else None
+    return entry if entry is not None and item.revision == entry.commit and not model_problems(entry) else None
 
 
 def _fetch_model(item: Item, lock: Lock | None, metadata_only: bool) -> LockedModel:
@@ -324,9 +313,8 @@ def _locked_file(path: Path, url: str | None, generated: str | None = None) -> L
 
 def _locked_data(item: Item, data_dir: Path, lock: Lock | None) -> LockedData | None:
     """The locked entry of a data file that is here with its locked hash (no network needed), else None."""
-    locked = None if lock is None else lock.data.get(item.name)
-    target = data_dir / item.name
-    return locked if locked is not None and target.is_file() and sha256_of([target]) == locked.sha256 else None
+    entry = None if lock is None else lock.data.get(item.name)
+    return entry if entry is not None and not data_problems(entry, data_dir) else None
 
 
 def _fetch_data(item: Item, data_dir: Path, lock: Lock | None, update: bool, progress: bool) -> LockedData:

@@ -22,16 +22,16 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from caplib.checkpoints import CheckpointNotAvailable, resolve_checkpoint, sha256_of
+from caplib.files import write_atomically
 
-__all__ = ["LOCK_FORMAT", "Lock", "LockError", "LockedData", "LockedModel", "directory_hashes", "lock_path",
-           "read_lock", "verify_lock", "write_lock"]
+__all__ = ["LOCK_FORMAT", "Lock", "LockError", "LockedData", "LockedModel", "data_problems", "directory_hashes",
+           "lock_path", "model_problems", "read_lock", "verify_lock", "write_lock"]
 
 #: Version of the lock file's layout.
 LOCK_FORMAT = 1
@@ -142,27 +142,38 @@ def write_lock(lock: Lock) -> None:
                  for name, entry in sorted(lock.data.items())},
         "statement_model": None if lock.statement_model is None else dict(lock.statement_model),
     }
-    lock.path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{lock.path.name}.", suffix=".tmp", dir=lock.path.parent)
-    with os.fdopen(handle, "w", encoding="utf-8") as stream:
-        stream.write(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
-    os.replace(temporary, lock.path)
+    text = json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
+    write_atomically(lock.path, lambda path: path.write_text(text, encoding="utf-8"))
 
 
-def _model_problems(entry: LockedModel) -> list[str]:
+def model_problems(entry: LockedModel) -> list[str]:
+    """Why a locked Hub snapshot is not here as locked: one line per missing or changed file (empty: all is well)."""
     try:
         snapshot = resolve_checkpoint(entry.model, entry.commit, transformers_layout=False).path
-    except CheckpointNotAvailable:
+    except (CheckpointNotAvailable, ValueError):
         return [f"{entry.model}@{entry.commit} is not in the local Hugging Face cache"]
     problems = []
     for name, expected in entry.files.items():
         path = snapshot / name
-        if not path.is_file():
+        found = sha256_of([path]) if path.is_file() else None
+        if found is None:
             problems.append(f"{path} (locked file of {entry.model}) is missing")
-        elif sha256_of([path]) != expected:
+        elif found != expected:
             problems.append(f"{path} (locked file of {entry.model}@{entry.commit[:12]}) has changed: SHA-256 "
-                            f"{sha256_of([path])[:16]}... is not the locked {expected[:16]}...")
+                            f"{found[:16]}... is not the locked {expected[:16]}...")
     return problems
+
+
+def data_problems(entry: LockedData, data_dir: Path | None) -> list[str]:
+    """Why a locked data file is not in ``data_dir`` as locked: one line, or none when all is well."""
+    path = None if data_dir is None else data_dir / entry.name
+    if path is None or not path.is_file():
+        return [f"{path or entry.name} (locked data file) is missing"]
+    found = sha256_of([path])
+    if found != entry.sha256:
+        return [f"{path} (locked data file) has changed: SHA-256 {found[:16]}... is not the locked "
+                f"{entry.sha256[:16]}..."]
+    return []
 
 
 def verify_lock(lock: Lock, data_dir: Path | None, statement_dir: Path | None = None) -> None:
@@ -172,14 +183,8 @@ def verify_lock(lock: Lock, data_dir: Path | None, statement_dir: Path | None = 
     Raises:
         LockError: one line per missing or changed file, and what to do.
     """
-    problems = [problem for entry in lock.models.values() for problem in _model_problems(entry)]
-    for entry in lock.data.values():
-        path = None if data_dir is None else data_dir / entry.name
-        if path is None or not path.is_file():
-            problems.append(f"{path or entry.name} (locked data file) is missing")
-        elif sha256_of([path]) != entry.sha256:
-            problems.append(f"{path} (locked data file) has changed: SHA-256 {sha256_of([path])[:16]}... is not the "
-                            f"locked {entry.sha256[:16]}...")
+    problems = [problem for entry in lock.models.values() for problem in model_problems(entry)]
+    problems += [problem for entry in lock.data.values() for problem in data_problems(entry, data_dir)]
     if lock.statement_model is not None and statement_dir is not None and statement_dir.is_dir():
         try:
             found = resolve_checkpoint(statement_dir).fingerprint

@@ -49,7 +49,8 @@ import yaml
 
 from caplib.lock import Lock, lock_path, read_lock
 
-__all__ = ["PROFILE_DIR", "SAMPLE_DATA", "Profile", "ProfileError", "available_profiles", "is_local_path", "load_profile"]
+__all__ = ["PROFILE_DIR", "SAMPLE_DATA", "Profile", "ProfileError", "available_profiles", "is_hub_model", "is_local_path",
+           "load_profile"]
 
 #: Where the bundled profiles live.
 PROFILE_DIR = Path(__file__).resolve().parent / "profiles"
@@ -169,6 +170,17 @@ def is_local_path(value: str) -> bool:
     return value.startswith(("./", "../", "/", "~")) or value in (".", "..")
 
 
+def is_hub_model(value: str | None) -> bool:
+    """Whether a profile's model value names a Hub repository: not empty, not a local path, not a ``builtin:`` model
+    and not a baseline's packaged ``offline`` model.
+
+    Example:
+        >>> is_hub_model("roberta-large"), is_hub_model("builtin:offline-nli"), is_hub_model("./models/x")
+        (True, False, False)
+    """
+    return bool(value) and not value.startswith("builtin:") and not is_local_path(value) and value != "offline"
+
+
 def _path_value(value: str | None, source: Path) -> str | None:
     """A local path value made absolute against the profile's directory; other values unchanged."""
     if value is None or not is_local_path(value):
@@ -194,7 +206,7 @@ def _baseline_options(metric: str, options: Mapping[str, Any], lock: Lock | None
     model = options.get("model")
     if isinstance(model, str):
         options["model"] = _path_value(model, source)
-        if metric in ("bertscore", "comet") and not is_local_path(model) and model != "offline":
+        if metric in ("bertscore", "comet") and is_hub_model(model):
             repo = bertscore_repo(model) if metric == "bertscore" else comet_repo(model)
             revision = _pinned(repo, options.get("revision"), lock, f"baselines.{metric}.revision", source)
             if revision is not None:

@@ -197,8 +197,8 @@ def _check_weights_only(checkpoint: Path) -> None:
 
     COMET hands the file to Lightning's ``torch.load`` without saying ``weights_only``, which leaves the choice to
     torch's default (and to the ``TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD`` variable); a pickle can run code when loaded.
-    So caplib first opens it with ``weights_only=True`` itself (memory-mapped: nothing is read twice), and a
-    checkpoint that needs more is reported as unavailable, never loaded.
+    So caplib first opens it with ``weights_only=True`` itself (memory-mapped, so its tensors are not copied into
+    memory a second time), and a checkpoint that needs more is reported as unavailable, never loaded.
     """
     import pickle
 
