@@ -222,8 +222,10 @@ def finetune(
     return output
 
 
-#: Measured: one epoch of the App. C.2 recipe on 8,800 rows takes about 2.4 h on a 2-core CPU (a random model of
-#: mt5-small's shape), so the book trains the statement model itself only on a GPU.
+#: One epoch of the App. C.2 recipe on 8,800 rows took about 2.4 h on the project's 2-core CPU, measured with a random
+#: model of mt5-small's shape when issue 14 was filed (not re-measured since); so the book trains the statement
+#: model itself only on a GPU, and on a CPU prints this figure with the command. ``finetune`` prints its own
+#: estimate, measured on its first step.
 CPU_HOURS_PER_EPOCH = 2.4
 
 
