@@ -162,9 +162,9 @@ def main(argv: list[str] | None = None) -> int:
     else:
         model, model_note = args.model, args.model
 
-    runtime = Runtime(device=args.device, batch_size=args.batch_size, dtype=args.dtype, cache=False, progress=False,
+    runtime = Runtime(device=args.device, dtype=args.dtype, cache=False, progress=False,
                       cpu_workers=args.cpu_workers, allow_unpinned=args.revision is None)
-    scorer = CAPScorer(nli_model=model, revision=args.revision, runtime=runtime)
+    scorer = CAPScorer(nli_model=model, revision=args.revision, batch_size=args.batch_size, runtime=runtime)
     scorer.nli.load()
     pipe = pipeline("text-classification", model=scorer.nli._model, tokenizer=scorer.nli._tokenizer, top_k=None,
                     device=torch.device(scorer.nli.device))

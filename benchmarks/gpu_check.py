@@ -6,10 +6,13 @@ row's premise/hypothesis statements, ``--rows N``: its first N rows), in one run
 * precision: CAP under float16 and bfloat16 autocast against float32, same batches (batch size 16): the
   maximum |difference| of the CAP scores over the rows (pass: <= 5e-3) and the difference in pairwise ranking
   accuracy (``caplib.evaluation.pairwise_accuracy`` against ``label_semantic``; pass: <= 0.002);
-* batch size: float32 CAP at batch sizes 1, 16 and 64; the maximum |difference| from batch size 1 must be
-  <= 1e-6, not exactly 0: a batch pads its pairs to its longest, which changes the length (and on a GPU the
-  kernel and the summation order) of the attention and matrix products, so the last bits of float32 move
-  (1.4e-7 on CPU with the tiny model); 1e-6 is ~8 float32 ulps at 1.0, far below any real difference;
+* invariance (issue 15): CAP in float32 and in the paper's dtype (``auto``: float16 autocast on CUDA) of the rows
+  scored all at once, in chunks of 1 and 7 rows, and in shuffled order must be *exactly* equal: every pair runs in
+  a tile of fixed shape (:mod:`caplib.batching`), so no score may depend on its companions;
+* tile size: float32 CAP with NLI tiles of 1, 16 and 64 rows (the profile's ``nli.batch_size``, a setting in the
+  signature); the maximum |difference| from tiles of 1 must be <= 1e-6, not exactly 0: the number of rows
+  changes which kernel runs and the order of its sums, so float32's last bits move; 1e-6 is ~8 float32 ulps at
+  1.0, far below any real difference;
 * throughput: ``CAPScorer.score`` against ``benchmarks/bench_cap.py``'s naive pipeline (one
   ``transformers.pipeline`` call per NLI pass), side by side in the same run, same model object, dtype
   ``auto`` (float16 autocast on CUDA, as in the paper; float32 on CPU), batch size 16, ``--repeat`` rounds of
@@ -59,8 +62,9 @@ from caplib.runtime import Runtime  # noqa: E402
 
 PRECISION_CAP_TOLERANCE = 5e-3  # max |CAP(low precision) - CAP(float32)|
 PRECISION_ACCURACY_TOLERANCE = 0.002  # |pairwise accuracy(low precision) - pairwise accuracy(float32)|
-BATCH_SIZES = (1, 16, 64)
-BATCH_SIZE_TOLERANCE = 1e-6  # float32 CAP across batch sizes (see the module docstring)
+BATCH_SIZES = (1, 16, 64)  # NLI tile rows
+BATCH_SIZE_TOLERANCE = 1e-6  # float32 CAP across tile sizes (see the module docstring)
+CHUNK_SIZES = (1, 7)  # rows per call in the invariance check
 PAPER_BATCH_SIZE = 16
 TINY_VOCAB_SIZE = 300
 
@@ -135,9 +139,8 @@ def prepare_model(spec: str, revision: str | None, texts: Sequence[str], workdir
 
 def make_scorer(model: str, revision: str | None, device: str, dtype: str, batch_size: int) -> CAPScorer:
     """A loaded CAPScorer without cache or progress bars."""
-    runtime = Runtime(device=device, dtype=dtype, batch_size=batch_size, cache=False, progress=False,
-                      allow_unpinned=revision is None)
-    scorer = CAPScorer(nli_model=model, revision=revision, runtime=runtime)
+    runtime = Runtime(device=device, dtype=dtype, cache=False, progress=False, allow_unpinned=revision is None)
+    scorer = CAPScorer(nli_model=model, revision=revision, batch_size=batch_size, runtime=runtime)
     scorer.nli.load()
     return scorer
 
@@ -175,8 +178,21 @@ def precision_check(reference: np.ndarray, low: np.ndarray, labels: Sequence[str
     }
 
 
+def invariance_check(scorer: CAPScorer, rows: pd.DataFrame, whole: np.ndarray, seed: int) -> dict[str, Any]:
+    """CAP and its parts of the rows in chunks and shuffled, against ``whole`` (all rows in one call): bit-equal?"""
+    differences: dict[str, float] = {}
+    for size in CHUNK_SIZES:
+        parts = [components(scorer, rows.iloc[start : start + size]) for start in range(0, len(rows), size)]
+        differences[f"chunks_of_{size}"] = max_abs(np.vstack(parts), whole)
+    order = np.random.default_rng(seed).permutation(len(rows))
+    differences["shuffled"] = max_abs(components(scorer, rows.iloc[order]), whole[order])
+    return {"dtype": scorer.nli.dtype, "tile_rows": scorer.nli.batch_size,
+            "max_abs_difference_from_one_call": differences, "criterion": "exactly equal",
+            "pass": all(value == 0.0 for value in differences.values())}
+
+
 def batch_size_check(by_batch_size: dict[int, np.ndarray]) -> dict[str, Any]:
-    """Float32 CAP at each batch size against batch size 1 (no padding)."""
+    """Float32 CAP at each tile size against tiles of 1 row."""
     reference = by_batch_size[BATCH_SIZES[0]]
     cap_diffs = {str(size): max_abs(values[:, 0], reference[:, 0]) for size, values in by_batch_size.items()}
     worst = max(cap_diffs.values())
@@ -188,8 +204,8 @@ def batch_size_check(by_batch_size: dict[int, np.ndarray]) -> dict[str, Any]:
                                                        for size, values in by_batch_size.items()},
         "max_abs_cap_difference": worst,
         "exactly_equal": worst == 0.0,
-        "criterion": f"max |CAP(batch b) - CAP(batch 1)| <= {BATCH_SIZE_TOLERANCE:g} (padding moves float32's "
-                     "last bits)",
+        "criterion": f"max |CAP(tile b) - CAP(tile 1)| <= {BATCH_SIZE_TOLERANCE:g} (the number of rows moves "
+                     "float32's last bits)",
         "tolerance": BATCH_SIZE_TOLERANCE,
         "pass": worst <= BATCH_SIZE_TOLERANCE,
     }
@@ -303,6 +319,12 @@ def run_checks(args: argparse.Namespace, device: str, workdir: Path) -> dict[str
         low = timed(f"{dtype}, batch {PAPER_BATCH_SIZE}", scorer)
         precision[dtype] = precision_check(by_batch_size[PAPER_BATCH_SIZE], low, labels, dtype)
     batch_sizes = batch_size_check(by_batch_size)
+    note("invariance: chunks of 1 and 7 rows, shuffled order")
+    invariance = {"float32": invariance_check(fp32[PAPER_BATCH_SIZE], rows, by_batch_size[PAPER_BATCH_SIZE], args.seed)}
+    paper_dtype = make_scorer(model, args.revision, device, "auto", PAPER_BATCH_SIZE)
+    if paper_dtype.nli.dtype != "float32":
+        invariance[paper_dtype.nli.dtype] = invariance_check(paper_dtype, rows, components(paper_dtype, rows),
+                                                             args.seed)
     note(f"throughput: {args.repeat} round(s) of CAPScorer and the naive pipeline")
     speed = throughput(make_scorer(model, args.revision, device, "auto", PAPER_BATCH_SIZE), rows, args.repeat)
 
@@ -311,7 +333,8 @@ def run_checks(args: argparse.Namespace, device: str, workdir: Path) -> dict[str
         if "cap_pass" in check:
             verdicts[f"{dtype}_cap"] = check["cap_pass"]
             verdicts[f"{dtype}_pairwise_accuracy"] = check["accuracy_pass"]
-    verdicts["batch_size_invariance"] = batch_sizes["pass"]
+    verdicts["tile_size_within_tolerance"] = batch_sizes["pass"]
+    verdicts |= {f"invariance_{dtype}": check["pass"] for dtype, check in invariance.items()}
     reference = fp32[PAPER_BATCH_SIZE]
     return {
         "status": "ok" if all(verdicts.values()) else "failed",
@@ -334,6 +357,7 @@ def run_checks(args: argparse.Namespace, device: str, workdir: Path) -> dict[str
         },
         "precision": precision,
         "batch_size": batch_sizes,
+        "invariance": invariance,
         "throughput": speed,
         "scoring_seconds": timings,
         "environment": environment(device),

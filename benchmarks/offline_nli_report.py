@@ -47,7 +47,7 @@ MEASURES = ["spearman", "kendall", "pairwise_accuracy", "violations", "Acc Eq>Pa
 def cap_components(model: Path, frame: pd.DataFrame, alpha: float, lam: float, template: bool) -> pd.DataFrame:
     """CAP components of every row, on the given statements or on template statements."""
     scorer = CAPScorer(nli_model=model, statement_model="builtin:template" if template else None, alpha=alpha, lam=lam,
-                       runtime=Runtime(device="cpu", batch_size=32, progress=False))
+                       runtime=Runtime(device="cpu", progress=False))
     if template:
         return scorer.answer_components(frame["question"], frame["gold_answer"], frame["answer"])
     return scorer.components(frame["premise"], frame["hypothesis"])

@@ -67,19 +67,18 @@ __all__ = [
 DATASET_NAMES: Mapping[str, str] = {"cap_correctness": "CAP-Correctness", "cap_statements": "CAP-Statements"}
 
 
-def setup(device: str | None = None, batch_size: int | None = None, allow_unpinned: bool = False,
-          dtype: str | None = None) -> Runtime:
+def setup(device: str | None = None, allow_unpinned: bool = False, dtype: str | None = None) -> Runtime:
     """Prepare a chapter's kernel and return the chapter's :class:`caplib.runtime.Runtime`.
 
     The kernel: matplotlib without a display (Agg, so papermill and CI draw the same figures), returned figures
     shown as PNG, and no warning from tqdm about missing ipywidgets. The runtime: the chapter's ``device``,
-    ``batch_size``, ``allow_unpinned`` and ``dtype`` parameters (None: the profile's, ``auto`` = float16 on CUDA,
+    ``allow_unpinned`` and ``dtype`` parameters (None: the profile's, ``auto`` = float16 on CUDA,
     float32 on CPU), without progress bars (a book page is not a terminal).
     Called once by every chapter's imports cell; calling it again changes nothing.
 
     Example:
-        >>> setup(batch_size=16).batch_size
-        16
+        >>> setup(dtype="float32").dtype
+        'float32'
         >>> import matplotlib
         >>> matplotlib.get_backend().lower()
         'agg'
@@ -88,7 +87,7 @@ def setup(device: str | None = None, batch_size: int | None = None, allow_unpinn
 
     matplotlib.use("Agg")
     warnings.filterwarnings("ignore", message="IProgress not found")  # tqdm without ipywidgets
-    runtime = Runtime(device=device, dtype=dtype, batch_size=batch_size, allow_unpinned=allow_unpinned, progress=False)
+    runtime = Runtime(device=device, dtype=dtype, allow_unpinned=allow_unpinned, progress=False)
     try:
         from IPython import get_ipython
         from matplotlib_inline.backend_inline import set_matplotlib_formats

@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING, Any, Protocol, Union
 import numpy as np
 import pandas as pd
 
+from caplib.batching import TILE_ROWS
 from caplib.nli import LABEL_ORDER, PROBABILITY_COLUMNS, NLIScorer
 from caplib.runtime import Runtime
 from caplib.signature import Signature
@@ -196,9 +197,9 @@ class CAPScorer:
             fine-tuned seq2seq model directory or Hub id (``caplib.statements.Seq2SeqStatementGenerator``),
             ``"builtin:template"``, or None (then only :meth:`score` on given statements works).
         alpha, lam: CAP weights (Eq. 2-3); paper 0.85 and 0.30.
-        revision, max_length: of the NLI model (:class:`caplib.nli.NLIScorer`).
-        runtime: where and how the models run (:class:`caplib.runtime.Runtime`; paper: batch size 16,
-            float16 on a GPU).
+        revision, max_length, batch_size: of the NLI model (:class:`caplib.nli.NLIScorer`; ``batch_size`` is the
+            fixed tile every pair is computed in, paper: 16).
+        runtime: where and how the models run (:class:`caplib.runtime.Runtime`; paper: float16 on a GPU).
 
     Example:
         >>> scorer = CAPScorer(nli_model="cross-encoder/nli-deberta-v3-large", revision="main")  # doctest: +SKIP
@@ -216,6 +217,7 @@ class CAPScorer:
         *,
         revision: str | None = None,
         max_length: int = 512,
+        batch_size: int = TILE_ROWS,
         runtime: Runtime | None = None,
         device: str | None = None,
     ):
@@ -226,7 +228,8 @@ class CAPScorer:
             warnings.warn("CAPScorer(device=...) is deprecated; pass runtime=Runtime(device=...)",
                           DeprecationWarning, stacklevel=2)
             self.runtime = dataclasses.replace(self.runtime, device=device)
-        self.nli = NLIScorer(nli_model, revision=revision, max_length=max_length, runtime=self.runtime)
+        self.nli = NLIScorer(nli_model, revision=revision, max_length=max_length, batch_size=batch_size,
+                             runtime=self.runtime)
         self.statement_model = statement_model
         self._generator: StatementGenerator | None = None
 
@@ -235,7 +238,7 @@ class CAPScorer:
                      **overrides: Any) -> CAPScorer:
         """A scorer with every model and setting of a profile (``caplib/profiles/*.yaml``), e.g. ``"paper"``.
 
-        The profile's batch size and dtype fill what ``runtime`` leaves open; ``overrides`` replace other profile
+        The profile's dtype fills what ``runtime`` leaves open; ``overrides`` replace other profile
         settings (``statement_model``, ``alpha``, ...).
 
         Example:
@@ -245,8 +248,7 @@ class CAPScorer:
 
         resolved = load_profile(profile)
         runtime = runtime if runtime is not None else Runtime()
-        runtime = runtime.replace(batch_size=runtime.batch_size or resolved.batch_size,
-                                  dtype=runtime.dtype or resolved.dtype)
+        runtime = runtime.replace(dtype=runtime.dtype or resolved.dtype)
         return cls(**{**resolved.cap_kwargs(), **overrides}, runtime=runtime)
 
     @property

@@ -53,7 +53,7 @@ import pandas as pd
 from caplib.checkpoints import CheckpointNotAvailable, pick_device
 from caplib.data import load_scoring_input
 from caplib.files import write_atomically
-from caplib.runtime import Runtime
+from caplib.runtime import BATCH_SIZE_IGNORED, Runtime
 from caplib.scoring import METRIC_NAMES  # score columns `caplib score` writes and `caplib evaluate` looks for
 
 __all__ = ["main"]
@@ -114,7 +114,9 @@ def _score(args: argparse.Namespace) -> int:
         raise ValueError(f"{args.input}: --regenerate-statements needs the columns question, gold_answer (or gold) "
                          f"and answer")
     # bert_score reports progress on stdout, where the signatures go: only when a person is watching
-    runtime = Runtime(device=args.device, dtype=args.dtype, batch_size=args.batch_size, cpu_workers=args.cpu_workers,
+    if args.batch_size is not None:
+        print(f"caplib: note: --batch-size {args.batch_size} changes nothing; {BATCH_SIZE_IGNORED}", file=sys.stderr)
+    runtime = Runtime(device=args.device, dtype=args.dtype, cpu_workers=args.cpu_workers,
                       cache=not args.no_cache, cache_dir=args.cache_dir,
                       progress=not args.no_progress and sys.stderr.isatty(), allow_unpinned=args.allow_unpinned)
     scored = score_frame(frame, profile, metrics, gold_column=gold, regenerate_statements=args.regenerate_statements,
@@ -244,9 +246,11 @@ def _parser() -> argparse.ArgumentParser:
     score.add_argument("--metrics", default="cap",
                        help=f"comma-separated, from {','.join(METRIC_NAMES)}, or 'all' (default: cap)")
     score.add_argument("--device", default=None, help="cpu, cuda, cuda:1, ... (default: cuda if available)")
-    score.add_argument("--batch-size", type=int, default=None, help="pairs per forward pass (default: the profile's)")
+    score.add_argument("--batch-size", type=int, default=None,
+                       help="ignored (kept so that old command lines run): every input is computed in a fixed tile, "
+                       "the profile's nli.batch_size, so scores do not depend on batching")
     score.add_argument("--cpu-workers", type=int, default=None,
-                       help="NLI batches scored at a time on CPU (default: one per torch thread, at most 4)")
+                       help="NLI tiles scored at a time on CPU (default: one per torch thread, at most 4)")
     score.add_argument("--dtype", default=None, help="NLI precision: auto, float32, float16, bfloat16 "
                                                      "(default: the profile's)")
     score.add_argument("--regenerate-statements", action="store_true",

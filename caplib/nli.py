@@ -14,13 +14,15 @@ probabilities are the softmax of the classification head, inference in mixed pre
 * Truncation: pairs longer than ``max_length`` are cut with ``truncation="longest_first"`` (tokens
   are removed from the longer of the two statements first). Truncated pairs are counted
   (``NLIScorer.last_stats["truncated"]``) and a warning is logged; long inputs never crash.
-* Batching: identical pairs are scored once; unique pairs are sorted by tokenized length (longest
-  first, so memory problems show at once) and padded per batch. On CUDA a batch that runs out of
-  memory is split in halves. Results do not depend on batch size or input order beyond float
-  rounding (below 1e-5 on CPU).
-* CPU parallelism: on CPU, batches run concurrently on ``cpu_workers`` threads, each with its share
+* Batching: identical pairs are scored once; every unique pair is computed in a tile of exactly ``batch_size``
+  rows (default 16, App. C.2) padded to its own length rounded up to 8 tokens (:mod:`caplib.batching`), so a
+  pair's probabilities are a function of the pair and the settings alone, bit for bit: they do not depend on
+  which pairs share its call, their order, the CPU workers or what the cache held. ``batch_size`` is therefore a
+  setting of the score (in the signature and the cache key), not a speed knob. A tile that runs out of CUDA
+  memory raises :class:`caplib.batching.TileOutOfMemory` (splitting it would change its shape).
+* CPU parallelism: on CPU, tiles run concurrently on ``cpu_workers`` threads, each with its share
   of torch's intra-op threads (default: as many workers as torch threads, at most
-  ``MAX_AUTO_CPU_WORKERS``, one thread each). Independent batches keep every core busy through the
+  ``MAX_AUTO_CPU_WORKERS``, one thread each). Independent tiles keep every core busy through the
   many small, poorly parallel operations of a transformer layer; on 2 cores this scores the
   DeBERTa-v2 benchmark model ~1.5x faster than 2 threads working on one batch at a time
   (``benchmarks/README.md``). Padding is done before the threads start; torch's thread count is
@@ -33,7 +35,7 @@ probabilities are the softmax of the classification head, inference in mixed pre
 * Hub ids need a pinned ``revision`` (a commit hash, or an explicit branch name such as
   ``"main"``); ``Runtime(allow_unpinned=True)`` uses ``"main"``. The commit actually used is always
   recorded in :meth:`NLIScorer.signature`.
-* Runtime settings (device, dtype, batch size, CPU workers, cache, progress) come in one
+* Runtime settings (device, dtype, CPU workers, cache, progress) come in one
   :class:`caplib.runtime.Runtime`.
 * Probabilities are cached on disk (:mod:`caplib.cache`) by checkpoint content and settings.
 
@@ -56,7 +58,7 @@ from typing import Any
 
 import numpy as np
 
-from caplib.batching import length_sorted_batches, run_halving_on_oom
+from caplib.batching import TILE_GRANULARITY, TILE_ROWS, fixed_shape_tiles, out_of_memory
 from caplib.cache import cached_values
 from caplib.checkpoints import Checkpoint, pick_device, resolve_checkpoint, resolve_dtype
 from caplib.runtime import Runtime
@@ -76,9 +78,7 @@ logger = logging.getLogger(__name__)
 LABEL_ORDER: tuple[str, ...] = ("entailment", "neutral", "contradiction")
 #: Short names of the three probabilities in column names (``cap_p_entail_fwd``...), in ``LABEL_ORDER``.
 PROBABILITY_COLUMNS: tuple[str, ...] = ("entail", "neutral", "contra")
-#: Default batch size (App. C.2: 16) when the runtime names none.
-DEFAULT_BATCH_SIZE = 16
-#: Upper bound of the default ``cpu_workers``: each worker holds one batch's activations (up to
+#: Upper bound of the default ``cpu_workers``: each worker holds one tile's activations (up to
 #: ~1-2 GB for 16 pairs of 512 tokens through a large DeBERTa), so many-core machines do not get one
 #: worker per core unless asked.
 MAX_AUTO_CPU_WORKERS = 4
@@ -145,9 +145,10 @@ class NLIScorer:
         revision: Hub commit hash or branch; required for Hub ids unless ``runtime.allow_unpinned``.
         max_length: maximum joint length of a (premise, hypothesis) pair in tokens (paper: 512).
         truncation: the tokenizer's truncation strategy for longer pairs (default ``"longest_first"``).
+        batch_size: rows of every forward pass (paper: 16), a fixed tile whatever the number of pairs
+            (:mod:`caplib.batching`); part of the signature.
         runtime: where and how the model runs (:class:`caplib.runtime.Runtime`): device (default CUDA when
-            available), dtype (``"auto"``: float16 autocast on CUDA as in the paper, float32 on CPU), batch size
-            (default 16, as in the paper), CPU workers (default ``min(torch threads, MAX_AUTO_CPU_WORKERS)``, the
+            available), dtype (``"auto"``: float16 autocast on CUDA as in the paper, float32 on CPU), CPU workers (default ``min(torch threads, MAX_AUTO_CPU_WORKERS)``, the
             torch threads shared among them), the disk cache (namespace ``"nli"``) and progress bars.
 
     Example:
@@ -163,18 +164,21 @@ class NLIScorer:
         *,
         max_length: int = 512,
         truncation: str = "longest_first",
+        batch_size: int = TILE_ROWS,
         runtime: Runtime | None = None,
     ):
         runtime = runtime if runtime is not None else Runtime()
         if max_length < 8:
             raise ValueError(f"max_length must be at least 8 tokens, got {max_length}")
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+            raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
         if truncation not in _TRUNCATIONS:
             raise ValueError(f"truncation must be one of {_TRUNCATIONS}, got {truncation!r}")
         self.checkpoint: Checkpoint = resolve_checkpoint(model, revision, allow_unpinned=runtime.allow_unpinned)
         self.columns = label_columns(_read_id2label(self.checkpoint), self.checkpoint.model)
         self.device = pick_device(runtime.device)
         self.dtype = resolve_dtype(runtime.dtype or "auto", self.device)
-        self.batch_size = runtime.batch_size or DEFAULT_BATCH_SIZE
+        self.batch_size = batch_size
         self.max_length = max_length
         self.truncation = truncation
         self.progress = runtime.progress
@@ -197,13 +201,15 @@ class NLIScorer:
             "max_length": self.max_length,
             "truncation": self.truncation,
             "label_order": list(LABEL_ORDER),
+            "tile": [self.batch_size, TILE_GRANULARITY],
         }
 
     def signature(self) -> Signature:
-        """The NLI part of a settings signature: ``nli:cross-encoder/...@<commit>|rev:main|dtype:float16|...``."""
+        """The NLI part of a settings signature: ``nli:cross-encoder/...@<commit>|rev:main|...|batch:16``."""
         revision = self.checkpoint.revision if self.checkpoint.revision is not None else "local"
         return Signature("nli", (("rev", revision), ("dtype", self.dtype), ("max_length", str(self.max_length)),
-                                 ("truncation", self.truncation)), value=self.checkpoint.identity)
+                                 ("truncation", self.truncation),
+                                 ("batch", str(self.batch_size))), value=self.checkpoint.identity)
 
     def load(self) -> None:
         """Load tokenizer and model now (otherwise done on the first pair missing from the cache)."""
@@ -213,7 +219,7 @@ class NLIScorer:
 
         path = self.checkpoint.path
         self._tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
-        # Pairs are tokenized once (lengths are needed for sorting) and padded per batch with .pad();
+        # Pairs are tokenized once (lengths are needed for tiling) and padded per tile with .pad();
         # transformers' advice to re-tokenize with __call__ instead does not apply.
         self._tokenizer.deprecation_warnings["Asking-to-pad-a-fast-tokenizer"] = True
         model = AutoModelForSequenceClassification.from_pretrained(path, local_files_only=True)
@@ -224,7 +230,7 @@ class NLIScorer:
 
         ``last_stats`` then holds counts of this call: ``pairs``, ``unique``, ``cached``, ``computed``,
         ``truncated`` (unique pairs longer than ``max_length``, cut by ``truncation``) and ``cpu_workers``
-        (batches that ran at a time; 0 when every pair came from the cache).
+        (tiles that ran at a time; 0 when every pair came from the cache).
         """
         premises, hypotheses = list(premises), list(hypotheses)
         if len(premises) != len(hypotheses):
@@ -254,7 +260,8 @@ class NLIScorer:
 
     def _compute(self, pairs: list[tuple[str, str]]) -> tuple[np.ndarray, np.ndarray, int]:
         """Probabilities (LABEL_ORDER) and truncation flags of unique pairs, in their given order, and the
-        number of batches that ran concurrently."""
+        number of tiles that ran concurrently."""
+        import torch
         from tqdm.auto import tqdm
 
         self.load()
@@ -270,44 +277,44 @@ class NLIScorer:
             for j, i in enumerate(too_long):
                 features[i] = {key: cut[key][j] for key in cut}
         probs = np.empty((len(pairs), len(LABEL_ORDER)), dtype=np.float64)
-        batches = length_sorted_batches(lengths.tolist(), self.batch_size)  # longest first, ties by position
-        workers, threads = self._cpu_plan(len(batches))
+        # every pair in a tile of batch_size rows x its own padded length: scores do not depend on batching
+        tiles = fixed_shape_tiles(np.minimum(lengths, self.max_length).tolist(), self.batch_size,
+                                  max_length=self.max_length)
+        workers, threads = self._cpu_plan(len(tiles))
         bar = tqdm(total=len(pairs), desc="NLI", unit="pair", delay=1.0, disable=not self.progress)
-        # Padded before the threads start (the tokenizer is not shared between threads); a batch that runs out of
-        # CUDA memory is padded again in halves.
-        padded = [self._pad([features[i] for i in batch]) for batch in batches]
+        # Padded before the threads start (the tokenizer is not shared between threads).
+        padded = [self._pad([features[i] for i in tile.filled(self.batch_size)], tile.length) for tile in tiles]
 
-        def run(position: int) -> list[np.ndarray]:
-            def forward(part: list[int]) -> np.ndarray:
-                whole = part == batches[position]
-                return self._forward(padded[position] if whole else self._pad([features[i] for i in part]))
-
-            return run_halving_on_oom(forward, batches[position])
+        def run(position: int) -> np.ndarray:
+            try:
+                return self._forward(padded[position])[: len(tiles[position].members)]
+            except torch.OutOfMemoryError as error:
+                raise out_of_memory(error, "NLI", self.batch_size, tiles[position].length, self.device) from None
 
         with bar, _torch_threads(threads), ThreadPoolExecutor(workers) as pool:
             # map() yields in submission order, so results land in their rows however threads interleave
-            for batch, rows in zip(batches, pool.map(run, range(len(batches)))):
-                probs[batch] = np.array(rows)
-                bar.update(len(batch))
+            for tile, rows in zip(tiles, pool.map(run, range(len(tiles)))):
+                probs[tile.members] = rows
+                bar.update(len(tile.members))
         return probs, lengths > self.max_length, workers
 
-    def _cpu_plan(self, n_batches: int) -> tuple[int, int]:
-        """(concurrent batches, torch threads while they run): one worker off CPU or for one batch."""
+    def _cpu_plan(self, n_tiles: int) -> tuple[int, int]:
+        """(concurrent tiles, torch threads while they run): one worker off CPU or for one tile."""
         import torch
 
         threads = torch.get_num_threads()
-        if self.device != "cpu" or n_batches < 2:
+        if self.device != "cpu" or n_tiles < 2:
             return 1, threads
         workers = self.cpu_workers if self.cpu_workers is not None else min(threads, MAX_AUTO_CPU_WORKERS)
-        workers = max(1, min(workers, n_batches))
+        workers = max(1, min(workers, n_tiles))
         return workers, max(1, threads // workers)
 
-    def _pad(self, features: list[dict[str, list[int]]]) -> dict[str, Any]:
-        """One batch as tensors, padded to its longest pair."""
-        return dict(self._tokenizer.pad(features, padding=True, return_tensors="pt"))
+    def _pad(self, features: list[dict[str, list[int]]], length: int) -> dict[str, Any]:
+        """One tile as tensors, padded to ``length`` tokens."""
+        return dict(self._tokenizer.pad(features, padding="max_length", max_length=length, return_tensors="pt"))
 
     def _forward(self, encoded: dict[str, Any]) -> np.ndarray:
-        """Probabilities (LABEL_ORDER) of one padded batch."""
+        """Probabilities (LABEL_ORDER) of one padded tile."""
         import torch
 
         on_device = {key: value.to(self.device) for key, value in encoded.items()}

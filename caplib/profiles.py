@@ -16,6 +16,7 @@ Schema (every key required, no others)::
     data:       sample | <directory of the official CSVs>
     cap:        {alpha: float in [0, 1], lam: float in [0, 1]}
     nli:        {model: str, revision: str | null, batch_size: int, dtype: str, max_length: int}
+                (batch_size: the rows of every NLI forward pass, a fixed tile, :mod:`caplib.batching`)
     statements: {model: str | null, base_model: str | null, base_revision: str | null}
     baselines:  {<metric of caplib.baselines.METRICS>: {option: value, ...}, ...}
 
@@ -102,8 +103,8 @@ class Profile:
         return lock_path(self.source)
 
     def cap_kwargs(self) -> dict[str, Any]:
-        """Keyword arguments of :class:`caplib.cap.CAPScorer` for this profile (batch size and dtype are runtime
-        defaults: :meth:`caplib.cap.CAPScorer.from_profile` puts them into the :class:`caplib.runtime.Runtime`)."""
+        """Keyword arguments of :class:`caplib.cap.CAPScorer` for this profile (the dtype is a runtime default:
+        :meth:`caplib.cap.CAPScorer.from_profile` puts it into the :class:`caplib.runtime.Runtime`)."""
         return {
             "nli_model": self.nli_model,
             "revision": self.nli_revision,
@@ -111,6 +112,7 @@ class Profile:
             "alpha": self.alpha,
             "lam": self.lam,
             "max_length": self.max_length,
+            "batch_size": self.batch_size,
         }
 
     def metric_options(self, metric: str) -> dict[str, Any]:

@@ -7,22 +7,27 @@ and to each score's signature, never here. The one exception, ``dtype``, changes
 only and is therefore recorded in the NLI signature and cache key as well.
 
 Example:
-    >>> runtime = Runtime(device="cpu", batch_size=8)
-    >>> runtime.replace(progress=False).progress, runtime.batch_size
-    (False, 8)
+    >>> runtime = Runtime(device="cpu", cpu_workers=2)
+    >>> runtime.replace(progress=False).progress, runtime.cpu_workers
+    (False, 2)
 """
 
 from __future__ import annotations
 
 import dataclasses
 import os
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from caplib.cache import ContentCache
 
-__all__ = ["Runtime"]
+__all__ = ["BATCH_SIZE_IGNORED", "Runtime"]
+
+#: Why a batch size given at run time changes nothing.
+BATCH_SIZE_IGNORED = ("batch_size is ignored: caplib computes every input in a fixed tile so that no score depends "
+                      "on batching (the NLI tile is the profile's nli.batch_size, recorded in the signature)")
 
 
 @dataclass(frozen=True)
@@ -33,7 +38,9 @@ class Runtime:
         device: ``"cpu"``, ``"cuda"``, ``"cuda:1"``...; None: CUDA when available.
         dtype: NLI precision, ``"auto"`` (float16 autocast on CUDA as in App. C.2, float32 on CPU), ``"float32"``,
             ``"float16"`` or ``"bfloat16"``; None: the profile's.
-        batch_size: pairs per forward pass; None: the profile's (NLI, paper: 16) or the metric's default.
+        batch_size: deprecated and ignored (a :class:`FutureWarning` says so): every model runs its inputs in fixed
+            tiles (:mod:`caplib.batching`) so that no score depends on batching; the NLI tile is the profile's
+            ``nli.batch_size``, a setting of the score recorded in its signature.
         cpu_workers: NLI batches scored at a time on CPU; None: ``min(torch threads, 4)``.
         cache: keep model outputs on disk by content (:mod:`caplib.cache`).
         cache_dir: where; None: :func:`caplib.cache.default_cache_dir`.
@@ -52,6 +59,8 @@ class Runtime:
     allow_unpinned: bool = False
 
     def __post_init__(self) -> None:
+        if self.batch_size is not None:
+            warnings.warn(BATCH_SIZE_IGNORED, FutureWarning, stacklevel=3)
         for name in ("batch_size", "cpu_workers"):
             value = getattr(self, name)
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):

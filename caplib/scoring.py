@@ -122,7 +122,7 @@ def _score_baseline(metric: str, job: ScoringJob) -> tuple[pd.DataFrame | None, 
                          f"{gold or 'gold_answer'} and answer")
     options = job.profile.metric_options(metric)
     signature = baselines.signature(metric, **options)
-    runtime = {"device": job.runtime.device, "batch_size": job.runtime.batch_size, "progress": job.runtime.progress}
+    runtime = {"device": job.runtime.device, "progress": job.runtime.progress}
     has_questions = "question" in frame.columns
     questions = list(frame["question"]) if has_questions else [""] * len(frame)
     store = job.runtime.content_cache("baselines", {"signature": str(signature)})

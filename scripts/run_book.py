@@ -2,7 +2,7 @@
 
 Usage:
     python scripts/run_book.py [--profile offline|paper|FILE.yaml] [--only 03_cap ...] [--row-limit N] [--no-build]
-                               [--device cuda] [--dtype auto] [--batch-size 16] [--allow-unpinned]
+                               [--device cuda] [--dtype auto] [--allow-unpinned]
 
 Executed notebooks and their recorded numbers (``<chapter>.numbers.json``) are written to ``book/chapters/``,
 which ``_toc.yml`` points at; the book is then built with ``execute_notebooks: off`` so it renders exactly what
@@ -10,7 +10,7 @@ papermill computed. The ``offline`` profile (default) needs no network; its NLI 
 (``caplib.offline_nli``). The ``paper`` profile needs the official CSVs and the paper's checkpoints, fetched and
 locked once by ``caplib fetch --profile paper``: the runner checks every locked file first, and fine-tunes the
 statement model once when its directory is missing (on a GPU; on a CPU it stops with the command and the time it
-would take). ``--device``, ``--dtype``, ``--batch-size`` and ``--allow-unpinned`` reach every chapter that runs a
+would take). ``--device``, ``--dtype`` and ``--allow-unpinned`` reach every chapter that runs a
 model.
 """
 
@@ -106,7 +106,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--device", default=None, help="cpu, cuda, cuda:1, ... (default: CUDA when available)")
     parser.add_argument("--dtype", default=None, help="NLI precision: auto, float32, float16, bfloat16 (default: the "
                                                       "profile's; auto = float16 on CUDA, float32 on CPU)")
-    parser.add_argument("--batch-size", type=int, default=None, help="pairs per forward pass (default: 16)")
     parser.add_argument("--allow-unpinned", action="store_true",
                         help="load Hub models that neither the profile nor its lock pins (from main; commit recorded)")
     parser.add_argument("--only", nargs="*", help="chapter stems to run, e.g. 03_cap")
@@ -120,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     # a bundled profile by its name, any other by its absolute path (chapters run in book/chapters)
     bundled = args.profile in available_profiles() and not Path(args.profile).is_file()
     parameters: dict = {"profile": args.profile if bundled else str(profile.source)}
-    for name in ("row_limit", "device", "dtype", "batch_size"):
+    for name in ("row_limit", "device", "dtype"):
         if getattr(args, name) is not None:
             parameters[name] = getattr(args, name)
     if args.allow_unpinned:

@@ -92,7 +92,7 @@ from caplib.runtime import Runtime
 from caplib.statements.seq2seq import Seq2SeqStatementGenerator
 
 commits, questions, golds, predictions = (json.loads(arg) for arg in sys.argv[1:5])
-runtime = Runtime(device="cpu", cache=False, progress=False, batch_size=4)
+runtime = Runtime(device="cpu", cache=False, progress=False)
 out = {"resolved": {}}
 for repo, commit in commits.items():
     full = repo not in ("Unbabel/wmt22-comet-da", "xlm-roberta-large")  # COMET snapshot / tokenizer+config only
@@ -107,7 +107,7 @@ generator = Seq2SeqStatementGenerator("google/mt5-small", commits["google/mt5-sm
                                       runtime=runtime)
 out["statements"] = generator.generate(questions, [p.split()[0] for p in predictions])
 
-options = {"device": "cpu", "progress": False, "batch_size": 4}
+options = {"device": "cpu", "progress": False}
 bertscore = {"model": "roberta-large", "revision": commits["roberta-large"]}
 out["bertscore"] = score("bertscore", golds, predictions, questions, **bertscore, **options).tolist()
 out["bertscore_signature"] = str(signature("bertscore", **bertscore))

@@ -30,7 +30,8 @@ def test_cpu_run_reports_every_check(tmp_path):
     result = json.loads(done.stdout)
     assert json.loads((tmp_path / "cpu.json").read_text(encoding="utf-8")) == result
     # Exit status and status follow the verdicts.
-    assert set(result["verdicts"]) == {"bfloat16_cap", "bfloat16_pairwise_accuracy", "batch_size_invariance"}
+    assert set(result["verdicts"]) == {"bfloat16_cap", "bfloat16_pairwise_accuracy", "tile_size_within_tolerance",
+                                       "invariance_float32"}
     assert result["status"] == ("ok" if all(result["verdicts"].values()) else "failed")
     assert done.returncode == (0 if result["status"] == "ok" else 1)
 
@@ -43,13 +44,20 @@ def test_cpu_run_reports_every_check(tmp_path):
         abs(bf16["pairwise_accuracy_bfloat16"] - bf16["pairwise_accuracy_float32"]))
     assert 0.0 < bf16["max_abs_cap_difference"] < 0.05  # bfloat16 rounding shows, but stays small
 
-    # Batch sizes 1, 16, 64 in float32: the same CAP within 1e-6.
+    # Tiles of 1, 16, 64 rows in float32: the same CAP within 1e-6.
     sizes = result["batch_size"]
     assert sizes["batch_sizes"] == [1, 16, 64] and sizes["tolerance"] == 1e-6
     differences = sizes["max_abs_cap_difference_from_batch_1"]
     assert differences["1"] == 0.0
     assert sizes["max_abs_cap_difference"] == max(differences.values()) <= 1e-6
-    assert sizes["pass"] is True and result["verdicts"]["batch_size_invariance"] is True
+    assert sizes["pass"] is True and result["verdicts"]["tile_size_within_tolerance"] is True
+
+    # Chunks of 1 and 7 rows and a shuffled order give exactly the CAP of one call (float32 only on CPU).
+    invariance = result["invariance"]
+    assert set(invariance) == {"float32"} and invariance["float32"]["tile_rows"] == 16
+    assert invariance["float32"]["max_abs_difference_from_one_call"] == {"chunks_of_1": 0.0, "chunks_of_7": 0.0,
+                                                                        "shuffled": 0.0}
+    assert invariance["float32"]["pass"] is True and result["verdicts"]["invariance_float32"] is True
 
     # Throughput: both sides measured in this run, on the same rows, agreeing on the scores.
     speed = result["throughput"]

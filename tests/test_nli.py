@@ -112,35 +112,68 @@ def test_unmappable_checkpoint_fails_at_construction(checkpoint, tmp_path):
         NLIScorer(generic, runtime=Runtime(cache=False))
 
 
-def test_order_and_batch_size_invariance(checkpoint, pairs):
+def _scorer(checkpoint, **runtime):
+    return NLIScorer(checkpoint, runtime=Runtime(**{"cache": False, "progress": False, **runtime}))
+
+
+def test_a_pairs_probabilities_do_not_depend_on_batching_order_workers_or_cache(checkpoint, pairs, tmp_path):
+    """Bit for bit (issue 15, item 7): the pairs sharing a call, their order, the CPU workers, the cache state."""
     premises, hypotheses = pairs
-    reference = NLIScorer(checkpoint, runtime=Runtime(batch_size=16, cache=False, progress=False)).predict(premises, hypotheses)
+    reference = _scorer(checkpoint).predict(premises, hypotheses)
     permutation = np.random.default_rng(1).permutation(len(premises))
-    for batch_size in (1, 3, 7):
-        scorer = NLIScorer(checkpoint, runtime=Runtime(batch_size=batch_size, cache=False, progress=False))
-        shuffled = scorer.predict([premises[i] for i in permutation], [hypotheses[i] for i in permutation])
-        restored = np.empty_like(shuffled)
-        restored[permutation] = shuffled
-        np.testing.assert_allclose(restored, reference, atol=1e-5)
+    shuffled = _scorer(checkpoint).predict([premises[i] for i in permutation], [hypotheses[i] for i in permutation])
+    np.testing.assert_array_equal(shuffled, reference[permutation])
+    for size in (1, 7, 16, 64):  # a caller scoring its rows in chunks of 1, 7, 16, 64
+        chunks = [_scorer(checkpoint).predict(premises[start : start + size], hypotheses[start : start + size])
+                  for start in range(0, len(premises), size)]
+        np.testing.assert_array_equal(np.vstack(chunks), reference)
+    for workers in (1, 2, 3):
+        np.testing.assert_array_equal(_scorer(checkpoint, cpu_workers=workers).predict(premises, hypotheses), reference)
+    cached = Runtime(cache_dir=tmp_path, progress=False)
+    NLIScorer(checkpoint, runtime=cached).predict(premises[::2], hypotheses[::2])  # half the pairs cached
+    half = NLIScorer(checkpoint, runtime=cached)
+    np.testing.assert_array_equal(half.predict(premises, hypotheses), reference)
+    assert (half.last_stats["cached"], half.last_stats["computed"]) == (12, 12)
+    warm = NLIScorer(checkpoint, runtime=cached)
+    np.testing.assert_array_equal(warm.predict(premises, hypotheses), reference)
+    assert warm.last_stats["computed"] == 0
 
 
-def test_concurrent_cpu_batches_give_the_same_probabilities(checkpoint, pairs):
+def test_every_forward_pass_is_a_tile_of_batch_size_rows_padded_by_length(checkpoint, pairs, monkeypatch):
     premises, hypotheses = pairs
-    reference = NLIScorer(checkpoint, runtime=Runtime(batch_size=4, cpu_workers=1, cache=False, progress=False))
+    scorer = NLIScorer(checkpoint, batch_size=4, runtime=Runtime(cache=False, progress=False))
+    scorer.load()
+    model, shapes = scorer._model, []
+    monkeypatch.setattr(scorer, "_model", lambda **encoded: shapes.append(tuple(encoded["input_ids"].shape))
+                        or model(**encoded))
+    probs = scorer.predict(premises[:5], hypotheses[:5])
+    lengths = [len(scorer._tokenizer(p, h)["input_ids"]) for p, h in zip(premises[:5], hypotheses[:5])]
+    buckets = [8 * -(-n // 8) for n in lengths]  # each pair's own length rounded up to 8 tokens
+    expected = sorted((4, bucket) for bucket in set(buckets) for _ in range(-(-buckets.count(bucket) // 4)))
+    assert sorted(shapes) == expected
+    np.testing.assert_allclose(probs, direct_probabilities(checkpoint, premises[:5], hypotheses[:5]), atol=1e-5)
+    assert "batch:4" in str(scorer.signature()) and scorer.settings()["tile"] == [4, 8]
+    with pytest.raises(ValueError, match="batch_size must be a positive integer"):
+        NLIScorer(checkpoint, batch_size=0)
+
+
+def test_concurrent_cpu_tiles_give_the_same_probabilities(checkpoint, pairs):
+    premises, hypotheses = pairs
+    reference = NLIScorer(checkpoint, batch_size=4, runtime=Runtime(cpu_workers=1, cache=False, progress=False))
     expected = reference.predict(premises, hypotheses)
     assert reference.last_stats["cpu_workers"] == 1
-    scorer = NLIScorer(checkpoint, runtime=Runtime(batch_size=4, cpu_workers=3, cache=False, progress=False))
+    scorer = NLIScorer(checkpoint, batch_size=4, runtime=Runtime(cpu_workers=3, cache=False, progress=False))
     for _ in range(2):  # same numbers however the threads interleave
-        np.testing.assert_allclose(scorer.predict(premises, hypotheses), expected, atol=1e-6)
-    assert scorer.last_stats["cpu_workers"] == 3  # 24 pairs = 6 batches of 4, 3 at a time
-    few = NLIScorer(checkpoint, runtime=Runtime(batch_size=16, cpu_workers=3, cache=False, progress=False))
-    np.testing.assert_allclose(few.predict(premises, hypotheses), expected, atol=1e-6)
-    assert few.last_stats["cpu_workers"] == 2  # never more workers than batches
+        np.testing.assert_array_equal(scorer.predict(premises, hypotheses), expected)
+    assert scorer.last_stats["cpu_workers"] == 3
+    few = NLIScorer(checkpoint, runtime=Runtime(cpu_workers=8, cache=False, progress=False))
+    few.predict(premises[:2], hypotheses[:2])
+    assert few.last_stats["cpu_workers"] <= 2  # never more workers than tiles
 
 
 def test_cpu_workers_share_the_torch_threads_and_restore_them(checkpoint, pairs, monkeypatch):
     premises, hypotheses = pairs
-    scorer = NLIScorer(checkpoint, runtime=Runtime(batch_size=6, cpu_workers=2, cache=False, progress=False))
+    scorer = NLIScorer(checkpoint, batch_size=6, runtime=Runtime(cpu_workers=2, cache=False, progress=False))
     seen = []
     forward = scorer._forward
     monkeypatch.setattr(scorer, "_forward", lambda features: seen.append(torch.get_num_threads()) or forward(features))
@@ -151,7 +184,7 @@ def test_cpu_workers_share_the_torch_threads_and_restore_them(checkpoint, pairs,
         assert torch.get_num_threads() == 4  # restored
     finally:
         torch.set_num_threads(previous)
-    assert seen == [2, 2, 2, 2]  # 4 batches, each worker with 4 // 2 threads
+    assert len(seen) > 1 and set(seen) == {2}  # every tile on a worker with 4 // 2 threads
     with pytest.raises(ValueError, match="cpu_workers must be a positive integer"):
         NLIScorer(checkpoint, runtime=Runtime(cpu_workers=0))
 
@@ -258,24 +291,20 @@ def test_settings_and_signature(checkpoint):
     assert NLIScorer(checkpoint, runtime=Runtime(cache=False, device="cpu", dtype="bf16")).dtype == "bfloat16"
 
 
-def test_a_batch_out_of_memory_is_split_in_halves(checkpoint, pairs, monkeypatch):
-    # CUDA's answer to a batch that does not fit; simulated here: batches of more than 2 pairs "run out of memory"
+def test_a_tile_out_of_memory_is_a_clear_error_not_a_smaller_shape(checkpoint, pairs, monkeypatch):
+    # CUDA's answer to a tile that does not fit, simulated: splitting it would change the numbers, so caplib says so
+    from caplib.batching import TileOutOfMemory
+
     premises, hypotheses = pairs
-    expected = NLIScorer(checkpoint, runtime=Runtime(cache=False, progress=False)).predict(premises, hypotheses)
-    scorer = NLIScorer(checkpoint, runtime=Runtime(batch_size=8, cache=False, progress=False))
+    scorer = NLIScorer(checkpoint, runtime=Runtime(cache=False, progress=False))
     scorer.load()
-    model, sizes = scorer._model, []
 
-    def small_batches_only(**encoded):
-        sizes.append(len(encoded["input_ids"]))
-        if sizes[-1] > 2:
-            raise torch.OutOfMemoryError("simulated")
-        return model(**encoded)
+    def out_of_memory(**encoded):
+        raise torch.OutOfMemoryError("CUDA out of memory (simulated)")
 
-    monkeypatch.setattr(scorer, "_model", small_batches_only)
-    np.testing.assert_allclose(scorer.predict(premises, hypotheses), expected, atol=1e-5)
-    assert sizes[:7] == [8, 4, 2, 2, 4, 2, 2]  # 8 -> 4 + 4 -> (2 + 2) + (2 + 2)
-    assert sorted(set(sizes)) == [2, 4, 8] and sizes.count(2) == 12  # 24 pairs = 12 batches of 2 in the end
+    monkeypatch.setattr(scorer, "_model", out_of_memory)
+    with pytest.raises(TileOutOfMemory, match=r"a tile of 16 inputs x \d+ tokens does not fit.*simulated"):
+        scorer.predict(premises, hypotheses)
 
 
 def test_truncation_counts_exactly_the_pairs_over_max_length(checkpoint):

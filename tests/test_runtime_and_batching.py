@@ -2,56 +2,45 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
-from caplib.batching import length_sorted_batches, run_halving_on_oom
+from caplib.batching import fixed_shape_tiles
 from caplib.cache import ContentCache, cached_values
 from caplib.runtime import Runtime
 
 
 def test_runtime_validates_and_copies():
-    runtime = Runtime(batch_size=4)
-    assert runtime.replace(device="cpu") == Runtime(device="cpu", batch_size=4) and runtime.device is None
+    runtime = Runtime(cpu_workers=2)
+    assert runtime.replace(device="cpu") == Runtime(device="cpu", cpu_workers=2) and runtime.device is None
     for bad in (0, -1, True, 2.5):
         with pytest.raises(ValueError, match="positive integer"):
             Runtime(cpu_workers=bad)
     assert Runtime(cache_dir="~/x").cache_path.name == "x" and Runtime().cache_path is None
 
 
-def test_batches_are_longest_first_and_stable():
-    lengths = [5, 1, 5, 3, 9, 3]
-    batches = length_sorted_batches(lengths, 2)
-    assert batches == [[4, 0], [2, 3], [5, 1]]
-    assert sorted(i for batch in batches for i in batch) == list(range(6))
-    # the order of the inputs does not change which inputs share a batch
-    texts = ["e", "a", "c", "b", "f", "d"]
-    permuted = [3, 0, 5, 1, 4, 2]
-    grouped = {frozenset(texts[i] for i in b) for b in length_sorted_batches(lengths, 2, tiebreak=texts)}
-    p_texts, p_lengths = [texts[i] for i in permuted], [lengths[i] for i in permuted]
-    again = {frozenset(p_texts[i] for i in b) for b in length_sorted_batches(p_lengths, 2, tiebreak=p_texts)}
-    assert grouped == again
+def test_a_batch_size_given_at_run_time_is_ignored_with_a_warning():
+    with pytest.warns(FutureWarning, match="batch_size is ignored"):
+        Runtime(batch_size=4)
+
+
+def test_tiles_pad_each_input_by_its_own_length_and_keep_every_input_once():
+    lengths = [5, 1, 5, 3, 9, 3, 17, 16, 8]
+    tiles = fixed_shape_tiles(lengths, rows=2, granularity=8)
+    assert [(tile.members, tile.length) for tile in tiles] == [([6], 24), ([4, 7], 16), ([0, 1], 8), ([2, 3], 8),
+                                                               ([5, 8], 8)]
+    assert sorted(i for tile in tiles for i in tile.members) == list(range(len(lengths)))
+    # an input's padded length depends on its own length only: not on the others, nor on their order
+    for trial in range(20):
+        order = random.Random(trial).sample(range(len(lengths)), k=random.Random(trial).randint(1, len(lengths)))
+        padded = {order[i]: tile.length for tile in fixed_shape_tiles([lengths[j] for j in order], 2, 8)
+                  for i in tile.members}
+        assert padded == {j: 8 * -(-max(lengths[j], 1) // 8) for j in order}
+    assert fixed_shape_tiles([700, 3], rows=4, granularity=8, max_length=512)[0].length == 512
+    assert [tile.filled(3) for tile in fixed_shape_tiles([4, 4, 4, 4], rows=3)] == [[0, 1, 2], [3, 3, 3]]
     with pytest.raises(ValueError):
-        length_sorted_batches(lengths, 0)
-
-
-def test_out_of_memory_splits_in_halves_until_it_fits():
-    torch = pytest.importorskip("torch")
-    sizes = []
-
-    def run(batch):
-        sizes.append(len(batch))
-        if len(batch) > 2:
-            raise torch.OutOfMemoryError("simulated")
-        return [i * i for i in batch]
-
-    assert run_halving_on_oom(run, list(range(8))) == [i * i for i in range(8)]
-    assert sizes == [8, 4, 2, 2, 4, 2, 2]
-
-    def never(batch):
-        raise torch.OutOfMemoryError("simulated")
-
-    with pytest.raises(torch.OutOfMemoryError):
-        run_halving_on_oom(never, [1, 2])
+        fixed_shape_tiles(lengths, 0)
 
 
 def test_cached_values_computes_each_distinct_item_once(tmp_path):

@@ -44,7 +44,9 @@ Options (every option that changes a number is recorded in the signature):
   :class:`MetricUnavailable`.
 - ``em``, ``acc``: no options.
 - Runtime options accepted by every metric, used where a model runs, never changing a number
-  and so not in the signature: ``batch_size``, ``device`` (``None``: CUDA if available), ``progress``.
+  and so not in the signature: ``device`` (``None``: CUDA if available), ``progress``. There is no batch size:
+  BERTScore embeds every sentence in a fixed tile and matches every pair alone, COMET scores every triple alone
+  (:mod:`caplib.batching`), so no score depends on which others are scored with it.
 
 Model checkpoints are never downloaded by :func:`score`: it reads local files and the Hugging
 Face cache only (``local_files_only``), so it cannot hang offline; a checkpoint that is not
@@ -192,7 +194,7 @@ def score(
         golds: one gold answer per prediction, or a list of references (best score over them).
         predictions: the answers to score.
         questions: the questions (COMET's ``src``; ignored by the other metrics).
-        **options: the metric's options (module docstring), plus ``batch_size``, ``device``, ``progress``.
+        **options: the metric's options (module docstring), plus ``device`` and ``progress``.
 
     Raises:
         MetricUnavailable: checkpoint not available offline, or WordNet missing for METEOR.

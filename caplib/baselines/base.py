@@ -15,7 +15,7 @@ __all__ = ["RUNTIME_OPTIONS", "Gold", "Metric", "MetricUnavailable", "yes_no"]
 Gold = Union[str, Sequence[str]]
 
 #: Options that only decide how a model runs (never a number); accepted by every metric.
-RUNTIME_OPTIONS: Mapping[str, Any] = MappingProxyType({"batch_size": None, "device": None, "progress": False})
+RUNTIME_OPTIONS: Mapping[str, Any] = MappingProxyType({"device": None, "progress": False})
 
 
 class MetricUnavailable(RuntimeError):

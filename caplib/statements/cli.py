@@ -108,7 +108,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     evaluate.add_argument("--model", required=True,
                           help="fine-tuned checkpoint directory, Hub id (with --revision), or 'template'")
     evaluate.add_argument("--split", default="test", help="split to evaluate (default: test)")
-    evaluate.add_argument("--batch-size", type=int, default=16)
     evaluate.add_argument("--no-cache", action="store_true", help="do not read or write the statements cache")
     evaluate.add_argument("--predictions", help="also write question, answer, reference, prediction (and rule) here")
     args = parser.parse_args(argv)
@@ -128,7 +127,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         generator: Any = TemplateStatementGenerator()
         predictions, rules = map(list, zip(*generator.generate_with_rules(questions, answers)))
     else:
-        runtime = Runtime(device=args.device, batch_size=args.batch_size, cache=not args.no_cache)
+        runtime = Runtime(device=args.device, cache=not args.no_cache)
         generator = Seq2SeqStatementGenerator(args.model, revision=args.revision, num_beams=args.num_beams,
                                               max_length=args.max_length, runtime=runtime)
     if rules is None:

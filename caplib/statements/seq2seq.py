@@ -8,7 +8,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from caplib.batching import length_sorted_batches, run_halving_on_oom
+from caplib.batching import TILE_GRANULARITY, TILE_ROWS, Tile, fixed_shape_tiles, out_of_memory
 from caplib.cache import cached_values
 from caplib.checkpoints import pick_device, resolve_checkpoint
 from caplib.runtime import Runtime
@@ -20,17 +20,15 @@ logger = logging.getLogger(__name__)
 
 #: Name of the JSON manifest that :func:`finetune` writes next to the best checkpoint.
 MANIFEST_NAME = "caplib_statements.json"
-#: Inputs per ``generate`` call when the runtime names no batch size.
-DEFAULT_BATCH_SIZE = 16
 
 
-def generate_batched(model: Any, tokenizer: Any, inputs: list[str], *, batch_size: int, num_beams: int,
-                      max_length: int, device: str, progress: bool) -> tuple[list[str], int]:
+def generate_batched(model: Any, tokenizer: Any, inputs: list[str], *, num_beams: int, max_length: int,
+                     device: str, progress: bool) -> tuple[list[str], int]:
     """Beam-search outputs of unique ``inputs`` (in their order) and the number of inputs cut at ``max_length``.
 
-    Inputs are sorted by token length (longest first, ties by text: :mod:`caplib.batching`), so the batches, and
-    hence the outputs, do not depend on the order of ``inputs``; padding is masked, so they do not depend on the
-    batch size either (up to float rounding). On CUDA a batch that runs out of memory is split in halves.
+    Every input is encoded in a tile of ``TILE_ROWS`` rows padded to its own length rounded up
+    (:mod:`caplib.batching`), so each decoding step runs in the same shape whatever else is generated with it:
+    an output depends on its input and the settings alone, never on batching, order or the cache.
     """
     import torch
     from tqdm.auto import tqdm
@@ -38,19 +36,23 @@ def generate_batched(model: Any, tokenizer: Any, inputs: list[str], *, batch_siz
     lengths = [len(ids) for ids in tokenizer(inputs, verbose=False)["input_ids"]]
     outputs: list[str] = [""] * len(inputs)
 
-    def run(batch: list[int]) -> list[str]:
-        encoded = tokenizer([inputs[i] for i in batch], padding=True, truncation=True, max_length=max_length,
-                            return_tensors="pt").to(device)
-        with torch.inference_mode():
-            generated = model.generate(**encoded, num_beams=num_beams, max_length=max_length,
-                                       max_new_tokens=None, do_sample=False, num_return_sequences=1)
-        return [" ".join(text.split()) for text in tokenizer.batch_decode(generated, skip_special_tokens=True)]
+    def run(tile: Tile) -> list[str]:
+        encoded = tokenizer([inputs[i] for i in tile.filled(TILE_ROWS)], padding="max_length", truncation=True,
+                            max_length=tile.length, return_tensors="pt").to(device)
+        try:
+            with torch.inference_mode():
+                generated = model.generate(**encoded, num_beams=num_beams, max_length=max_length,
+                                           max_new_tokens=None, do_sample=False, num_return_sequences=1)
+        except torch.OutOfMemoryError as error:
+            raise out_of_memory(error, "statements", TILE_ROWS, tile.length, device) from None
+        texts = tokenizer.batch_decode(generated[: len(tile.members)], skip_special_tokens=True)
+        return [" ".join(text.split()) for text in texts]
 
     with tqdm(total=len(inputs), desc="statements", unit="pair", delay=1.0, disable=not progress) as bar:
-        for batch in length_sorted_batches(lengths, batch_size, tiebreak=inputs):
-            for index, text in zip(batch, run_halving_on_oom(run, batch)):
+        for tile in fixed_shape_tiles([min(length, max_length) for length in lengths], max_length=max_length):
+            for index, text in zip(tile.members, run(tile)):
                 outputs[index] = text
-            bar.update(len(batch))
+            bar.update(len(tile.members))
     return outputs, sum(length > max_length for length in lengths)
 
 
@@ -67,8 +69,7 @@ class Seq2SeqStatementGenerator:
         num_beams: beam width (paper: 4).
         max_length: longest input and output in tokens (paper: 512 output tokens). Longer inputs are
             truncated (counted in ``last_stats["truncated"]``, with a warning).
-        runtime: device (default CUDA when available), inputs per ``generate`` call (default 16), the disk
-            cache of statements (namespace ``"statements"``, keyed by checkpoint content, revision, decoding
+        runtime: device (default CUDA when available), the disk cache of statements (namespace ``"statements"``, keyed by checkpoint content, revision, decoding
             settings and input) and progress bars (:class:`caplib.runtime.Runtime`).
 
     Example:
@@ -92,7 +93,6 @@ class Seq2SeqStatementGenerator:
                              f"max_length={max_length}")
         self.checkpoint = resolve_checkpoint(model, revision, allow_unpinned=runtime.allow_unpinned)
         self.device = pick_device(runtime.device)
-        self.batch_size = runtime.batch_size or DEFAULT_BATCH_SIZE
         self.num_beams, self.max_length, self.progress = num_beams, max_length, runtime.progress
         self.last_stats: dict[str, int] = {}
         self._cache = runtime.content_cache("statements", self.settings())
@@ -110,6 +110,7 @@ class Seq2SeqStatementGenerator:
             "max_length": self.max_length,
             "do_sample": False,
             "device_type": self.device.split(":")[0],
+            "tile": [TILE_ROWS, TILE_GRANULARITY],
         }
 
     def signature(self) -> Signature:
@@ -142,7 +143,7 @@ class Seq2SeqStatementGenerator:
             nonlocal truncated
             self.load()
             outputs, truncated = generate_batched(
-                self._model, self._tokenizer, todo, batch_size=self.batch_size, num_beams=self.num_beams,
+                self._model, self._tokenizer, todo, num_beams=self.num_beams,
                 max_length=self.max_length, device=self.device, progress=self.progress)
             return outputs
 

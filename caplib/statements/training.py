@@ -81,7 +81,6 @@ def finetune(
     allow_unpinned: bool = False,
     num_beams: int = 4,
     max_length: int = 512,
-    eval_batch_size: int = 16,
     progress: bool = True,
 ) -> Path:
     """Fine-tune a seq2seq checkpoint on CAP-Statements (App. C.2) and save the best one in ``output_dir``.
@@ -158,9 +157,8 @@ def finetune(
 
     def validate() -> float:
         model.eval()
-        predictions, _ = generate_batched(model, tokenizer, val_inputs, batch_size=eval_batch_size,
-                                           num_beams=num_beams, max_length=max_length, device=device,
-                                           progress=False)
+        predictions, _ = generate_batched(model, tokenizer, val_inputs, num_beams=num_beams, max_length=max_length,
+                                          device=device, progress=False)
         model.train()
         return float(np.mean(score("rouge_l", val[2], predictions)))
 

@@ -26,7 +26,6 @@ split = None  # None: every split (Fig. 4-7 and Tab. 8 describe whole datasets) 
 seed = 0  # unused here: nothing is sampled
 n_resamples = 1000  # unused here: no bootstrap in this chapter
 device = None  # unused here: no model runs
-batch_size = 16  # unused here
 row_limit = None  # smoke runs: keep the first N rows of each dataset after filtering the split
 jaccard_threshold = 0.9  # near-duplicate rule of B.5 (normalized-text Jaccard on the question field)
 record_to = "02_datasets.numbers.json"  # where this chapter records its key numbers

@@ -23,7 +23,6 @@ split = "test"  # split for the per-class distributions - the sweep always uses 
 seed = 0
 n_resamples = 1000
 device = None
-batch_size = 16
 dtype = None  # NLI precision; None: the profile's ("auto": float16 on CUDA as in App. C.2, float32 on CPU)
 allow_unpinned = False  # True: load Hub models pinned by neither profile nor lock (main; commit recorded)
 row_limit = None
@@ -44,7 +43,7 @@ from caplib.statements import evaluate_statements
 from caplib.sweep import sweep
 from caplib.taxonomy import LABELS
 
-runtime = book.setup(device, batch_size, allow_unpinned, dtype)
+runtime = book.setup(device, allow_unpinned, dtype)
 settings = load_profile(profile)
 numbers = {"profile": profile, "alpha": alpha, "lam": lam, "skipped": {}}
 

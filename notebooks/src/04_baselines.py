@@ -22,7 +22,6 @@ seed = 0  # bootstrap seed (App. D.1)
 n_resamples = 1000  # bootstrap resamples (paper: 10,000)
 confidence = 0.95  # bootstrap interval (App. D.1)
 device = None  # None: CUDA when available, else CPU
-batch_size = 16  # NLI / BERTScore batch size (App. C.2)
 dtype = None  # NLI precision; None: the profile's ("auto": float16 on CUDA as in App. C.2, float32 on CPU)
 allow_unpinned = False  # True: load Hub models pinned by neither profile nor lock (main; commit recorded)
 row_limit = None  # smoke runs: only the first N rows of the split
@@ -36,7 +35,7 @@ from IPython.display import Markdown, display
 
 from caplib import book, evaluation, paper, plots
 
-runtime = book.setup(device, batch_size, allow_unpinned, dtype)
+runtime = book.setup(device, allow_unpinned, dtype)
 
 # %% [markdown]
 # ## Data and scores

@@ -22,7 +22,6 @@ row_limit = None  # smoke runs: only the first N rows of the split
 seed = 0  # bootstrap seed of CAP's AUC intervals
 n_resamples = 1000  # bootstrap resamples of CAP's AUC intervals (the paper reports none for Tab. 3)
 device = None  # None: CUDA when available, else CPU
-batch_size = 16  # NLI / BERTScore batch size (App. C.2)
 dtype = None  # NLI precision; None: the profile's ("auto": float16 on CUDA as in App. C.2, float32 on CPU)
 allow_unpinned = False  # True: load Hub models pinned by neither profile nor lock (main; commit recorded)
 metrics = ["cap", "bleu", "rouge_l", "meteor", "bertscore", "comet", "em", "acc"]
@@ -37,7 +36,7 @@ from caplib import book, evaluation, paper, plots
 from caplib.evaluation import pair_name
 from caplib.taxonomy import LABELS, SEVERITY
 
-runtime = book.setup(device, batch_size, allow_unpinned, dtype)
+runtime = book.setup(device, allow_unpinned, dtype)
 
 # %% [markdown]
 # ## Data and scores

@@ -21,7 +21,6 @@ split = "test"  # the paper's headline split (Sec. 6.3)
 seed = 0  # bootstrap seed of CAP's OV > Part interval
 n_resamples = 1000  # bootstrap resamples of CAP's OV > Part interval (the paper reports none for Tab. 4)
 device = None  # None: CUDA when available, else CPU
-batch_size = 16  # NLI / BERTScore batch size (App. C.2)
 dtype = None  # NLI precision; None: the profile's ("auto": float16 on CUDA as in App. C.2, float32 on CPU)
 allow_unpinned = False  # True: load Hub models pinned by neither profile nor lock (main; commit recorded)
 row_limit = None  # smoke runs: only the first N rows of the split
@@ -40,7 +39,7 @@ from caplib.cap import PROBABILITY_COMPONENTS, cap
 from caplib.profiles import load_profile
 from caplib.taxonomy import LABELS
 
-runtime = book.setup(device, batch_size, allow_unpinned, dtype)
+runtime = book.setup(device, allow_unpinned, dtype)
 HARD = list(paper.load_table(4).columns[1:])  # "Eq>Part", "OV>Part", "OV>OI", "Alt>Inv"
 
 # %% [markdown]

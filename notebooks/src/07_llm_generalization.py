@@ -14,7 +14,6 @@ profile = "offline"
 llm_answers_path = None  # CSV with question, gold_answer, answer, model, label_semantic - None = bundled sample
 seed = 0
 device = None
-batch_size = 16
 dtype = None  # NLI precision; None: the profile's ("auto": float16 on CUDA as in App. C.2, float32 on CPU)
 allow_unpinned = False  # True: load Hub models pinned by neither profile nor lock (main; commit recorded)
 row_limit = None
@@ -32,7 +31,7 @@ from caplib.evaluation import class_means, monotonicity_violations
 from caplib.llm_answers import ANSWER_PROMPT, OpenAICompatibleClient, collect_answers
 from caplib.taxonomy import ABBREVIATIONS, LABELS, STRICT_PAIRS
 
-runtime = book.setup(device, batch_size, allow_unpinned, dtype)
+runtime = book.setup(device, allow_unpinned, dtype)
 numbers = {"profile": profile, "skipped": {}}
 
 # %% [markdown]

@@ -25,7 +25,6 @@ split = "test"  # the split analysed, in both datasets (None: every split)
 seed = 0  # bootstrap seed
 n_resamples = 1000  # bootstrap resamples for the confidence intervals of part 2 (0: none)
 device = None  # NLI and statement models (None: CUDA when available, else CPU)
-batch_size = 16  # pairs per forward pass (paper: 16)
 dtype = None  # NLI precision; None: the profile's ("auto": float16 on CUDA as in App. C.2, float32 on CPU)
 allow_unpinned = False  # True: load Hub models pinned by neither profile nor lock (main; commit recorded)
 row_limit = None  # smoke runs: keep the first N rows of each dataset after filtering the split
@@ -44,7 +43,7 @@ from caplib.profiles import load_profile
 from caplib.scoring import score_frame
 from caplib.taxonomy import LABELS
 
-runtime = book.setup(device, batch_size, allow_unpinned, dtype)
+runtime = book.setup(device, allow_unpinned, dtype)
 # the profile's files, or the reason they cannot be read; then the chosen split (all when None) and row_limit
 datasets = book.load_datasets(profile, split, row_limit, data_path=data_path, splits_path=splits_path,
                               statements_path=statements_path, statements_splits_path=statements_splits_path)
