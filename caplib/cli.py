@@ -250,7 +250,7 @@ def _parser() -> argparse.ArgumentParser:
                        help="ignored (kept so that old command lines run): every input is computed in a fixed tile, "
                        "the profile's nli.batch_size, so scores do not depend on batching")
     score.add_argument("--cpu-workers", type=int, default=None,
-                       help="NLI tiles scored at a time on CPU (default: one per torch thread, at most 4)")
+                       help="NLI tiles scored at a time on CPU (default: one per torch thread, at most 8; each tile on one torch thread)")
     score.add_argument("--dtype", default=None, help="NLI precision: auto, float32, float16, bfloat16 "
                                                      "(default: the profile's)")
     score.add_argument("--regenerate-statements", action="store_true",

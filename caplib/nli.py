@@ -20,13 +20,12 @@ probabilities are the softmax of the classification head, inference in mixed pre
   which pairs share its call, their order, the CPU workers or what the cache held. ``batch_size`` is therefore a
   setting of the score (in the signature and the cache key), not a speed knob. A tile that runs out of CUDA
   memory raises :class:`caplib.batching.TileOutOfMemory` (splitting it would change its shape).
-* CPU parallelism: on CPU, tiles run concurrently on ``cpu_workers`` threads, each with its share
-  of torch's intra-op threads (default: as many workers as torch threads, at most
-  ``MAX_AUTO_CPU_WORKERS``, one thread each). Independent tiles keep every core busy through the
-  many small, poorly parallel operations of a transformer layer; on 2 cores this scores the
-  DeBERTa-v2 benchmark model ~1.5x faster than 2 threads working on one batch at a time
-  (``benchmarks/README.md``). Padding is done before the threads start; torch's thread count is
-  restored afterwards. Batching is :mod:`caplib.batching`, the cache loop :func:`caplib.cache.cached_values`.
+* CPU parallelism: on CPU, tiles run concurrently on ``cpu_workers`` threads with one torch thread each (default:
+  one worker per torch thread, at most ``caplib.batching.MAX_AUTO_CPU_WORKERS``), :func:`caplib.batching.map_tiles`.
+  Independent tiles keep every core busy through the many small, poorly parallel operations of a transformer
+  layer; on 2 cores this scores the DeBERTa-v2 benchmark model ~1.5x faster than 2 threads working on one batch at
+  a time (``benchmarks/README.md``), and one thread per tile keeps the numbers independent of the thread count.
+  Padding is done before the threads start. The cache loop is :func:`caplib.cache.cached_values`.
 * Precision: ``dtype="auto"`` is float16 autocast on CUDA (as in the paper) and float32 on CPU;
   ``"bfloat16"`` is selectable where supported. Always under ``torch.inference_mode``.
 * Model files are resolved first (:func:`caplib.checkpoints.resolve_checkpoint`, which never downloads:
@@ -52,13 +51,12 @@ import json
 import logging
 import os
 import re
-from collections.abc import Iterator, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from caplib.batching import TILE_GRANULARITY, TILE_ROWS, fixed_shape_tiles, out_of_memory
+from caplib.batching import TILE_GRANULARITY, TILE_ROWS, fixed_shape_tiles, map_tiles, out_of_memory, tile_workers
 from caplib.cache import cached_values
 from caplib.checkpoints import Checkpoint, pick_device, resolve_checkpoint, resolve_dtype
 from caplib.runtime import Runtime
@@ -78,10 +76,6 @@ logger = logging.getLogger(__name__)
 LABEL_ORDER: tuple[str, ...] = ("entailment", "neutral", "contradiction")
 #: Short names of the three probabilities in column names (``cap_p_entail_fwd``...), in ``LABEL_ORDER``.
 PROBABILITY_COLUMNS: tuple[str, ...] = ("entail", "neutral", "contra")
-#: Upper bound of the default ``cpu_workers``: each worker holds one tile's activations (up to
-#: ~1-2 GB for 16 pairs of 512 tokens through a large DeBERTa), so many-core machines do not get one
-#: worker per core unless asked.
-MAX_AUTO_CPU_WORKERS = 4
 
 # Spellings of the three NLI labels found in id2label of public checkpoints (MNLI/SNLI/XNLI heads).
 _LABEL_ALIASES = {
@@ -148,8 +142,8 @@ class NLIScorer:
         batch_size: rows of every forward pass (paper: 16), a fixed tile whatever the number of pairs
             (:mod:`caplib.batching`); part of the signature.
         runtime: where and how the model runs (:class:`caplib.runtime.Runtime`): device (default CUDA when
-            available), dtype (``"auto"``: float16 autocast on CUDA as in the paper, float32 on CPU), CPU workers (default ``min(torch threads, MAX_AUTO_CPU_WORKERS)``, the
-            torch threads shared among them), the disk cache (namespace ``"nli"``) and progress bars.
+            available), dtype (``"auto"``: float16 autocast on CUDA as in the paper, float32 on CPU), CPU workers (default ``min(torch threads, MAX_AUTO_CPU_WORKERS)``,
+            one torch thread each), the disk cache (namespace ``"nli"``) and progress bars.
 
     Example:
         >>> scorer = NLIScorer("cross-encoder/nli-deberta-v3-large", revision="main")  # doctest: +SKIP
@@ -280,7 +274,7 @@ class NLIScorer:
         # every pair in a tile of batch_size rows x its own padded length: scores do not depend on batching
         tiles = fixed_shape_tiles(np.minimum(lengths, self.max_length).tolist(), self.batch_size,
                                   max_length=self.max_length)
-        workers, threads = self._cpu_plan(len(tiles))
+        workers = tile_workers(len(tiles), self.device, self.cpu_workers)
         bar = tqdm(total=len(pairs), desc="NLI", unit="pair", delay=1.0, disable=not self.progress)
         # Padded before the threads start (the tokenizer is not shared between threads).
         padded = [self._pad([features[i] for i in tile.filled(self.batch_size)], tile.length) for tile in tiles]
@@ -291,23 +285,11 @@ class NLIScorer:
             except torch.OutOfMemoryError as error:
                 raise out_of_memory(error, "NLI", self.batch_size, tiles[position].length, self.device) from None
 
-        with bar, _torch_threads(threads), ThreadPoolExecutor(workers) as pool:
-            # map() yields in submission order, so results land in their rows however threads interleave
-            for tile, rows in zip(tiles, pool.map(run, range(len(tiles)))):
+        with bar:
+            for tile, rows in zip(tiles, map_tiles(run, len(tiles), self.device, workers)):
                 probs[tile.members] = rows
                 bar.update(len(tile.members))
         return probs, lengths > self.max_length, workers
-
-    def _cpu_plan(self, n_tiles: int) -> tuple[int, int]:
-        """(concurrent tiles, torch threads while they run): one worker off CPU or for one tile."""
-        import torch
-
-        threads = torch.get_num_threads()
-        if self.device != "cpu" or n_tiles < 2:
-            return 1, threads
-        workers = self.cpu_workers if self.cpu_workers is not None else min(threads, MAX_AUTO_CPU_WORKERS)
-        workers = max(1, min(workers, n_tiles))
-        return workers, max(1, threads // workers)
 
     def _pad(self, features: list[dict[str, list[int]]], length: int) -> dict[str, Any]:
         """One tile as tensors, padded to ``length`` tokens."""
@@ -328,18 +310,3 @@ class NLIScorer:
         if self.dtype == "float32":
             return contextlib.nullcontext()
         return torch.autocast(device_type=self.device.split(":")[0], dtype=getattr(torch, self.dtype))
-
-
-@contextlib.contextmanager
-def _torch_threads(n: int) -> Iterator[None]:
-    """Torch's intra-op thread count set to ``n`` inside the block, restored after."""
-    import torch
-
-    previous = torch.get_num_threads()
-    if n != previous:
-        torch.set_num_threads(n)
-    try:
-        yield
-    finally:
-        if torch.get_num_threads() != previous:
-            torch.set_num_threads(previous)

@@ -41,7 +41,8 @@ class Runtime:
         batch_size: deprecated and ignored (a :class:`FutureWarning` says so): every model runs its inputs in fixed
             tiles (:mod:`caplib.batching`) so that no score depends on batching; the NLI tile is the profile's
             ``nli.batch_size``, a setting of the score recorded in its signature.
-        cpu_workers: NLI batches scored at a time on CPU; None: ``min(torch threads, 4)``.
+        cpu_workers: tiles (:mod:`caplib.batching`) scored at a time on CPU, each on one torch thread; None:
+            ``min(torch threads, 8)``. Changes speed, never a score.
         cache: keep model outputs on disk by content (:mod:`caplib.cache`).
         cache_dir: where; None: :func:`caplib.cache.default_cache_dir`.
         progress: show progress bars on long work.

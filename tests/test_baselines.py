@@ -290,6 +290,22 @@ def test_bertscore_of_a_pair_does_not_depend_on_the_pairs_scored_with_it():
         values = score("bertscore", golds, answers, model="offline", device="cpu")
         assert values[golds.index(gold)] == alone  # bit for bit, wherever it sits
     assert "batch:1" in str(signature("bertscore", model="offline"))
+    torch = pytest.importorskip("torch")
+    previous = torch.get_num_threads()
+    # nor on torch's thread count: every tile is embedded on one thread (with two threads sharing the products, these
+    # pairs of the bundled sample moved by up to 1.2e-7)
+    golds = ["Smaller amounts of water evaporate in the cool morning.", "the ability to revolve around the central ball",
+             "the plants that were under the tree will have access to more light"]
+    answers = ["Smaller amounts of water evaporate.", "balls fixed firmly in place so they stay still",
+               "the area will experience less soil erosion"]
+    by_threads = []
+    try:
+        for threads in (1, 2):
+            torch.set_num_threads(threads)
+            by_threads.append(score("bertscore", golds, answers, model="offline").tolist())
+    finally:
+        torch.set_num_threads(previous)
+    assert by_threads[0] == by_threads[1]
 
 
 def test_bertscore_uncached_hub_model_is_unavailable_fast():

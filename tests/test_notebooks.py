@@ -9,6 +9,7 @@ The first run trains the offline NLI backbone once (caplib.offline_nli, minutes)
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import papermill
@@ -20,17 +21,68 @@ CHAPTERS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 pytestmark = pytest.mark.slow
 
 
+def run_book(out: Path, environment: dict[str, str]) -> dict[str, bytes]:
+    """Execute all chapters in order into ``out`` with ``environment`` added; return {file name: bytes} of every
+    ``*.numbers.json`` they wrote."""
+    saved = {name: os.environ.get(name) for name in environment}
+    os.environ.update(environment)  # papermill's kernels inherit this process's environment
+    try:
+        for notebook in CHAPTERS:
+            papermill.execute_notebook(str(notebook), str(out / notebook.name), parameters={"profile": "offline"},
+                                       cwd=str(out), kernel_name="python3", execution_timeout=1800,
+                                       progress_bar=False)
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+    return {path.name: path.read_bytes() for path in sorted(out.glob("*.numbers.json"))}
+
+
+def empty_cache(tmp_path_factory) -> dict[str, str]:
+    """An empty score cache, the offline backbone where it already is."""
+    from caplib.offline_nli import artifact_dir
+
+    return {"CAPLIB_CACHE_DIR": str(tmp_path_factory.mktemp("empty-cache")),
+            "CAPLIB_OFFLINE_NLI_DIR": str(artifact_dir())}
+
+
 @pytest.fixture(scope="session")
-def book(tmp_path_factory):
-    """Execute all chapters in order into a temporary folder; return {chapter: recorded numbers}."""
+def book_files(tmp_path_factory):
+    """Every chapter run once from an empty cache: {numbers file name: bytes}."""
     from caplib.offline_nli import ensure_backbone
 
     ensure_backbone()
-    out = tmp_path_factory.mktemp("book")
-    for notebook in CHAPTERS:
-        papermill.execute_notebook(str(notebook), str(out / notebook.name), parameters={"profile": "offline"},
-                                   cwd=str(out), kernel_name="python3", execution_timeout=1800, progress_bar=False)
-    return {path.name.split(".")[0]: json.loads(path.read_text()) for path in out.glob("*.numbers.json")}
+    return run_book(tmp_path_factory.mktemp("book"), empty_cache(tmp_path_factory))
+
+
+@pytest.fixture(scope="session")
+def book(book_files):
+    """{chapter: recorded numbers} of that run."""
+    return {name.split(".")[0]: json.loads(data) for name, data in book_files.items()}
+
+
+def test_two_runs_from_empty_caches_record_byte_identical_numbers(book_files, tmp_path_factory):
+    """Issue 15: the book's numbers depend on nothing but the data and the settings. The second run starts from
+    another empty cache with one torch thread (so one NLI worker instead of one per core)."""
+    again = run_book(tmp_path_factory.mktemp("book-again"), {**empty_cache(tmp_path_factory), "OMP_NUM_THREADS": "1"})
+    assert sorted(again) == sorted(book_files) and len(again) == len(CHAPTERS)
+    differing = {name: differences(json.loads(book_files[name]), json.loads(again[name]))
+                 for name in book_files if again[name] != book_files[name]}
+    assert not differing, f"numbers differ between two runs from empty caches: {differing}"
+
+
+def differences(first, second, path: str = "") -> list[str]:
+    """Where two JSON values differ (at most 5 places), e.g. ``['tab2.bertscore.kendall: 15.899 != 15.908']``."""
+    if isinstance(first, dict) and isinstance(second, dict):
+        found = [place for key in sorted(set(first) | set(second), key=str)
+                 for place in differences(first.get(key), second.get(key), f"{path}.{key}".lstrip("."))]
+    elif isinstance(first, list) and isinstance(second, list) and len(first) == len(second):
+        found = [place for i, (a, b) in enumerate(zip(first, second)) for place in differences(a, b, f"{path}[{i}]")]
+    else:
+        found = [] if first == second else [f"{path}: {first!r} != {second!r}"]
+    return found[:5]
 
 
 def test_every_chapter_records_its_numbers(book):

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from caplib.baselines.base import MetricUnavailable
-from caplib.batching import TILE_ROWS, fixed_shape_tiles, out_of_memory
+from caplib.batching import TILE_ROWS, fixed_shape_tiles, map_tiles, one_torch_thread, out_of_memory
 from caplib.checkpoints import Checkpoint, CheckpointNotAvailable, pick_device, resolve_checkpoint
 from caplib.checkpoints import fetch as fetch_checkpoint
 
@@ -154,7 +154,8 @@ def bertscore_f1(scorer: Any, golds: list[str], predictions: list[str], *, progr
     matrix with the padding set to 0: a token whose similarities are all negative then scores 0 instead of its true
     maximum whenever a longer sentence shares its batch. With all-MiniLM-L6-v2 on the bundled sample, F1 moved by up
     to 0.011 between batch sizes 64 and 1 (bert_score issue #197 reports the symptom). Here every sentence is
-    embedded in a tile of fixed shape and every pair is matched alone by bert_score's ``greedy_cos_idf``, so a score
+    embedded in a tile of fixed shape (on CPU by one torch thread, :func:`caplib.batching.map_tiles`) and every pair
+    is matched alone by bert_score's ``greedy_cos_idf``, so a score
     depends on its pair only.
 
     Example:
@@ -175,24 +176,29 @@ def bertscore_f1(scorer: Any, golds: list[str], predictions: list[str], *, progr
     ids = [sent_encode(tokenizer, sentence) for sentence in sentences]
     embeddings: list[Any] = [None] * len(sentences)
     tiles = fixed_shape_tiles([len(tokens) for tokens in ids])
+    device = str(scorer.device)
+
+    def embed(position: int) -> Any:
+        tile = tiles[position]
+        tokens = torch.full((TILE_ROWS, tile.length), tokenizer.pad_token_id, dtype=torch.long)
+        mask = torch.zeros((TILE_ROWS, tile.length), dtype=torch.long)
+        for row, index in enumerate(tile.filled(TILE_ROWS)):
+            tokens[row, : len(ids[index])] = torch.tensor(ids[index])
+            mask[row, : len(ids[index])] = 1
+        try:
+            return bert_encode(model, tokens.to(device), attention_mask=mask.to(device)).float().cpu()
+        except torch.OutOfMemoryError as error:
+            raise out_of_memory(error, "BERTScore", TILE_ROWS, tile.length, device) from None
+
     with tqdm(total=len(sentences), desc="BERTScore", unit="sentence", delay=1.0, disable=not progress) as bar:
-        for tile in tiles:
-            tokens = torch.full((TILE_ROWS, tile.length), tokenizer.pad_token_id, dtype=torch.long)
-            mask = torch.zeros((TILE_ROWS, tile.length), dtype=torch.long)
-            for row, index in enumerate(tile.filled(TILE_ROWS)):
-                tokens[row, : len(ids[index])] = torch.tensor(ids[index])
-                mask[row, : len(ids[index])] = 1
-            try:
-                output = bert_encode(model, tokens.to(scorer.device), attention_mask=mask.to(scorer.device))
-            except torch.OutOfMemoryError as error:
-                raise out_of_memory(error, "BERTScore", TILE_ROWS, tile.length, str(scorer.device)) from None
+        for tile, output in zip(tiles, map_tiles(embed, len(tiles), device.split(":")[0])):
             for row, index in enumerate(tile.members):
-                embeddings[index] = output[row, : len(ids[index])].float().cpu()
+                embeddings[index] = output[row, : len(ids[index])]
             bar.update(len(tile.members))
     position = {sentence: index for index, sentence in enumerate(sentences)}
     weights = [torch.tensor([[idf[token] for token in tokens]], dtype=torch.float) for tokens in ids]
     f1 = np.empty(len(golds))
-    with torch.no_grad():
+    with torch.no_grad(), one_torch_thread(device.startswith("cpu")):
         for row, (gold, prediction) in enumerate(zip(golds, predictions)):
             ref, hyp = position[gold], position[prediction]
             _, _, f = greedy_cos_idf(embeddings[ref][None].clone(), torch.ones(1, len(ids[ref])), weights[ref].clone(),

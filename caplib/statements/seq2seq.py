@@ -8,7 +8,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from caplib.batching import TILE_GRANULARITY, TILE_ROWS, Tile, fixed_shape_tiles, out_of_memory
+from caplib.batching import TILE_GRANULARITY, TILE_ROWS, Tile, fixed_shape_tiles, map_tiles, out_of_memory
 from caplib.cache import cached_values
 from caplib.checkpoints import pick_device, resolve_checkpoint
 from caplib.runtime import Runtime
@@ -48,9 +48,12 @@ def generate_batched(model: Any, tokenizer: Any, inputs: list[str], *, num_beams
         texts = tokenizer.batch_decode(generated[: len(tile.members)], skip_special_tokens=True)
         return [" ".join(text.split()) for text in texts]
 
+    tiles = fixed_shape_tiles([min(length, max_length) for length in lengths], max_length=max_length)
     with tqdm(total=len(inputs), desc="statements", unit="pair", delay=1.0, disable=not progress) as bar:
-        for tile in fixed_shape_tiles([min(length, max_length) for length in lengths], max_length=max_length):
-            for index, text in zip(tile.members, run(tile)):
+        # one tile at a time (on CPU on one torch thread: map_tiles), as generate() keeps state between steps
+        for tile, texts in zip(tiles, map_tiles(lambda position: run(tiles[position]), len(tiles),
+                                                device.split(":")[0], cpu_workers=1)):
+            for index, text in zip(tile.members, texts):
                 outputs[index] = text
             bar.update(len(tile.members))
     return outputs, sum(length > max_length for length in lengths)
