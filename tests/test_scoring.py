@@ -5,11 +5,12 @@ import pandas as pd
 import pytest
 
 from caplib import baselines
-from caplib.cap import CAPScorer
+from caplib.cap import COMPONENT_COLUMNS, CAPScorer
 from caplib.runtime import Runtime
 from caplib.scoring import score_frame
 from tests.tiny_models import build_nli_checkpoint
 
+COMPONENTS = [column for column in COMPONENT_COLUMNS if column != "cap"]
 ROWS = pd.DataFrame(
     {
         "question": ["What is the capital of France?", "Which gas do plants release during photosynthesis?"],
@@ -121,3 +122,32 @@ def test_baseline_cache_key_holds_the_question(tmp_path, monkeypatch):
     for _ in range(2):  # cold, then from the cache
         scored = score_frame(rows, "offline", ["em"], runtime=runtime)
         assert scored.frame["em"].tolist() == [4.0, 20.0]
+
+
+@pytest.mark.slow
+def test_scores_do_not_depend_on_companions_order_workers_or_cache(offline_backbone, tmp_path):
+    """Issue 15, item 7, through the public entry point: CAP (tiny backbone), BERTScore (packaged MiniLM) and BLEU
+    of 32 rows of the bundled sample, bit for bit, however they are scored."""
+    from caplib.data import load_sample
+
+    rows = load_sample("cap_correctness").iloc[::32].reset_index(drop=True)
+    metrics = ("cap", "bertscore", "bleu")
+
+    def scored(frame, **runtime):
+        settings = {"cache": False, "progress": False, **runtime}
+        result = score_frame(frame, "offline", metrics, runtime=Runtime(**settings))
+        assert not result.skipped
+        return result.frame[["cap", *COMPONENTS, "bertscore", "bleu"]]
+
+    reference = scored(rows)
+    order = np.random.default_rng(3).permutation(len(rows))
+    pd.testing.assert_frame_equal(scored(rows.iloc[order]).sort_index(), reference, check_exact=True)
+    for size in (1, 7, 16):  # the rows handed over in chunks
+        parts = [scored(rows.iloc[start : start + size]) for start in range(0, len(rows), size)]
+        pd.testing.assert_frame_equal(pd.concat(parts), reference, check_exact=True)
+    for workers in (1, 2):
+        pd.testing.assert_frame_equal(scored(rows, cpu_workers=workers), reference, check_exact=True)
+    cache = {"cache": True, "cache_dir": str(tmp_path)}
+    scored(rows.iloc[::2], **cache)  # half the rows cached
+    pd.testing.assert_frame_equal(scored(rows, **cache), reference, check_exact=True)  # half-filled
+    pd.testing.assert_frame_equal(scored(rows, **cache), reference, check_exact=True)  # warm
