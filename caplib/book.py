@@ -40,6 +40,7 @@ from caplib import data
 from caplib.data import select_split
 from caplib.datasets import OFFICIAL_DIR, load_dataset_or_reason
 from caplib.evaluation import class_means, monotonicity_violations, pairwise_accuracy, rank_correlation
+from caplib.parameters import ParameterError, check_parameters
 from caplib.plots import PRINTED_METRIC
 from caplib.profiles import Profile, load_profile
 from caplib.runtime import Runtime
@@ -48,6 +49,9 @@ from caplib.taxonomy import LABELS
 
 __all__ = [
     "DATASET_NAMES",
+    "MIN_ROWS_PER_CLASS",
+    "ParameterError",
+    "check_parameters",
     "Datasets",
     "backbone_figures",
     "SplitScores",
@@ -207,6 +211,10 @@ def load_datasets(
 # One split, every metric (chapters 4-7)
 # ---------------------------------------------------------------------------------------------------------------
 
+#: Below this many rows in some class, chapters show :attr:`SplitScores.caution` instead of their conclusions.
+MIN_ROWS_PER_CLASS = 20
+
+
 @dataclass(frozen=True)
 class SplitScores:
     """The rows a chapter scored, their scores, and what to record and show about them.
@@ -262,6 +270,24 @@ class SplitScores:
         return {label: int((self.rows["label_semantic"] == label).sum()) for label in LABELS}
 
     @property
+    def caution(self) -> str | None:
+        """A warning to show *instead of* a conclusion when some class has fewer than ``MIN_ROWS_PER_CLASS`` rows
+        (a ``row_limit`` smoke run): class means and rankings of a handful of rows are noise. None otherwise.
+
+        Example:
+            >>> rows = pd.DataFrame({"label_semantic": ["exact"] * 3})
+            >>> SplitScores(rows, None, ("em",)).caution.startswith("**Too few rows for a conclusion**")
+            True
+        """
+        thin = {label: count for label, count in self.class_counts.items() if count < MIN_ROWS_PER_CLASS}
+        if not thin:
+            return None
+        listed = ", ".join(f"{label} {count}" for label, count in thin.items())
+        return (f"**Too few rows for a conclusion**: {listed} (fewer than {MIN_ROWS_PER_CLASS} rows per class"
+                f"{f', row_limit={self.row_limit}' if self.row_limit else ''}). The figures below are shown, but no "
+                f"comparison with the paper is drawn from them.")
+
+    @property
     def numbers(self) -> dict[str, Any]:
         """What a chapter records about the scoring (a new dict on every call): ``signatures``, ``skipped`` and,
         with rows, ``n_rows``."""
@@ -277,7 +303,8 @@ class SplitScores:
 
     @property
     def summary(self) -> str:
-        """Markdown for the reader: how many rows of which split, per class, which metrics ran, which did not."""
+        """Markdown for the reader: how many rows of which split, per class, which metrics ran, which did not, and
+        the :attr:`caution` when classes are too thin for a conclusion."""
         if self.rows is None:
             return f"**No data, nothing computed.** {self.reason}."
         head = f"**{len(self.rows)} rows**" + ("" if self.split is None else f" of split `{self.split}`")
@@ -287,7 +314,7 @@ class SplitScores:
             head += f", first {self.row_limit} only (`row_limit`)"
         if self.class_counts:
             head += f"; classes: {self.class_counts}"
-        notes = self.notes
+        notes = "\n\n".join(note for note in (self.caution, self.notes) if note)
         return f"{head}. Scored: {', '.join(self.run) or 'nothing'}." + (f"\n\n{notes}" if notes else "")
 
     def with_shortcut(self, seed: int = 0) -> SplitScores:

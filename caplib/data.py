@@ -78,7 +78,8 @@ OFFICIAL_URLS: Mapping[str, str] = MappingProxyType(
 _CORRECTNESS_REQUIRED = ("question", "gold_answer", "answer", "hypothesis", "premise", "label_semantic")
 _STATEMENTS_REQUIRED = ("id", "question", "answer", "statement", "label_question_type")
 LLM_ANSWERS_COLUMNS: tuple[str, ...] = ("question", "gold_answer", "answer", "model", "label_semantic")
-_CORRECTNESS_SPLITS = ("validation", "test")
+#: The splits of CAP-Correctness (``CAP-Correctness-splits.csv``): validation 1,000 rows, test 7,827.
+CORRECTNESS_SPLITS: tuple[str, ...] = ("validation", "test")
 _SCORING_GOLD_COLUMNS = ("gold_answer", "gold")  # gold-answer column of a CSV to score
 _STATEMENTS_SPLITS = ("train", "validation", "test")
 _SPLIT_ALIASES = {"train": "train", "training": "train", "validation": "validation", "valid": "validation",
@@ -349,7 +350,7 @@ def load_correctness(path_or_url: str | Path, splits: str | Path | None = None) 
     split = None
     if splits is not None:
         split = _splits_for(table, "row_id", pd.Series(range(len(table.frame))), splits,
-                            "CAP-Correctness-splits.csv", _CORRECTNESS_SPLITS)
+                            "CAP-Correctness-splits.csv", CORRECTNESS_SPLITS)
     return _frame(table, CORRECTNESS_COLUMNS, split)
 
 

@@ -108,7 +108,8 @@ def test_score_rows_summary_says_when_rows_were_cut_or_had_no_split():
                              row_limit=2)
     assert scores.summary.startswith("**2 rows** of split `test` (no splits file given: all rows), first 2 only "
                                      "(`row_limit`); ")
-    assert scores.notes == "" and scores.summary.endswith("Scored: em.")
+    assert scores.notes == "" and "Scored: em.\n\n**Too few rows for a conclusion**: exact 1, equivalent 0, " in scores.summary
+    assert scores.caution.endswith("no comparison with the paper is drawn from them.")
     unlabelled = book.score_rows(ROWS.drop(columns="label_semantic"), "offline", ["em"], runtime=NO_CACHE)
     assert unlabelled.class_counts == {} and unlabelled.summary == "**4 rows**. Scored: em."
 

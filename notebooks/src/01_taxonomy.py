@@ -14,6 +14,13 @@
 profile = "offline"  # unused here: the taxonomy is the same in every profile
 record_to = "01_taxonomy.numbers.json"  # where this chapter records its key numbers
 
+# %% [markdown]
+# **Run this chapter with other parameters** (the cell above lists them all, with their defaults):
+# `papermill notebooks/01_taxonomy.ipynb out.ipynb -p profile offline`.
+# Strings and numbers go with `-p NAME VALUE`; lists go as YAML with `-y 'NAME: [a, b]'`. A parameter that
+# cannot be used stops the chapter at once with one line naming it and its valid values. `make book`
+# runs every chapter with its defaults (`make book PROFILE=paper` for the paper's setup).
+
 # %%
 import pandas as pd
 from IPython.display import Markdown, display
@@ -22,6 +29,7 @@ from caplib import book, plots
 from caplib.taxonomy import (ABBREVIATIONS, DEFINITIONS, HARD_PAIRS, INSTRUCTIONS, LABELS, SEPARABILITY_PAIRS,
                              SEVERITY, STRICT_PAIRS)
 
+book.check_parameters(profile=profile)  # one line naming a bad parameter, before any work
 book.setup()
 
 # %% [markdown]

@@ -30,6 +30,13 @@ row_limit = None  # smoke runs: keep the first N rows of each dataset after filt
 jaccard_threshold = 0.9  # near-duplicate rule of B.5 (normalized-text Jaccard on the question field)
 record_to = "02_datasets.numbers.json"  # where this chapter records its key numbers
 
+# %% [markdown]
+# **Run this chapter with other parameters** (the cell above lists them all, with their defaults):
+# `papermill notebooks/02_datasets.ipynb out.ipynb -p profile offline -p split test -p row_limit 200`.
+# Strings and numbers go with `-p NAME VALUE`; lists go as YAML with `-y 'NAME: [a, b]'`. A parameter that
+# cannot be used stops the chapter at once with one line naming it and its valid values. `make book`
+# runs every chapter with its defaults (`make book PROFILE=paper` for the paper's setup).
+
 # %%
 import pandas as pd
 from IPython.display import Markdown, display
@@ -37,6 +44,7 @@ from IPython.display import Markdown, display
 from caplib import book, data, evaluation, paper, plots, text
 from caplib.taxonomy import LABELS
 
+book.check_parameters(profile=profile, split=split, row_limit=row_limit)  # one line naming a bad parameter, before any work
 book.setup()
 # the profile's files, or the reason they cannot be read; then the chosen split (all when None) and row_limit
 datasets = book.load_datasets(profile, split, row_limit, data_path=data_path, splits_path=splits_path,

@@ -31,6 +31,13 @@ lam = 0.30
 regenerate_statements = False  # True: make premise/hypothesis with the profile's generator instead of the CSV's
 record_to = "03_cap.numbers.json"
 
+# %% [markdown]
+# **Run this chapter with other parameters** (the cell above lists them all, with their defaults):
+# `papermill notebooks/03_cap.ipynb out.ipynb -p profile offline -p alpha 0.5 -p lam 0.3 -p split validation`.
+# Strings and numbers go with `-p NAME VALUE`; lists go as YAML with `-y 'NAME: [a, b]'`. A parameter that
+# cannot be used stops the chapter at once with one line naming it and its valid values. `make book`
+# runs every chapter with its defaults (`make book PROFILE=paper` for the paper's setup).
+
 # %%
 import numpy as np
 import pandas as pd
@@ -43,6 +50,7 @@ from caplib.statements import evaluate_statements
 from caplib.sweep import sweep
 from caplib.taxonomy import LABELS
 
+book.check_parameters(profile=profile, split=split, seed=seed, n_resamples=n_resamples, row_limit=row_limit, alpha=alpha, lam=lam)  # one line naming a bad parameter, before any work
 runtime = book.setup(device, allow_unpinned, dtype)
 settings = load_profile(profile)
 numbers = {"profile": profile, "alpha": alpha, "lam": lam, "skipped": {}}

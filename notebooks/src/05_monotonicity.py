@@ -28,6 +28,13 @@ metrics = ["cap", "bleu", "rouge_l", "meteor", "bertscore", "comet", "em", "acc"
 shortcut = True  # also report the shortcut baseline: what surface cues alone achieve (Chapter 4, caplib.shortcut)
 record_to = "05_monotonicity.numbers.json"  # where this chapter records its key numbers
 
+# %% [markdown]
+# **Run this chapter with other parameters** (the cell above lists them all, with their defaults):
+# `papermill notebooks/05_monotonicity.ipynb out.ipynb -p profile offline -p split validation -y 'metrics: [cap, rouge_l]'`.
+# Strings and numbers go with `-p NAME VALUE`; lists go as YAML with `-y 'NAME: [a, b]'`. A parameter that
+# cannot be used stops the chapter at once with one line naming it and its valid values. `make book`
+# runs every chapter with its defaults (`make book PROFILE=paper` for the paper's setup).
+
 # %%
 import pandas as pd
 from IPython.display import Markdown, display
@@ -36,6 +43,8 @@ from caplib import book, evaluation, paper, plots
 from caplib.evaluation import pair_name
 from caplib.taxonomy import LABELS, SEVERITY
 
+book.check_parameters(profile=profile, split=split, row_limit=row_limit, seed=seed, n_resamples=n_resamples,
+                      metrics=metrics)  # one line naming a bad parameter, before any work
 runtime = book.setup(device, allow_unpinned, dtype)
 
 # %% [markdown]

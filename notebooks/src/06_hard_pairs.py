@@ -29,6 +29,13 @@ alphas = [0.5, 0.7, 0.85, 1.0]  # CAP recomputed from its components at these al
 focus = ["overinclusive_valid", "partial"]  # the classes drawn in the directional scatter
 record_to = "06_hard_pairs.numbers.json"  # where this chapter records its key numbers
 
+# %% [markdown]
+# **Run this chapter with other parameters** (the cell above lists them all, with their defaults):
+# `papermill notebooks/06_hard_pairs.ipynb out.ipynb -p profile offline -p split validation -y 'alphas: [0.5, 0.85, 1.0]'`.
+# Strings and numbers go with `-p NAME VALUE`; lists go as YAML with `-y 'NAME: [a, b]'`. A parameter that
+# cannot be used stops the chapter at once with one line naming it and its valid values. `make book`
+# runs every chapter with its defaults (`make book PROFILE=paper` for the paper's setup).
+
 # %%
 import numpy as np
 import pandas as pd
@@ -39,6 +46,8 @@ from caplib.cap import PROBABILITY_COMPONENTS, cap
 from caplib.profiles import load_profile
 from caplib.taxonomy import LABELS
 
+book.check_parameters(profile=profile, split=split, seed=seed, n_resamples=n_resamples, row_limit=row_limit,
+                      metrics=metrics, alphas=alphas, focus=focus)  # one line naming a bad parameter, before any work
 runtime = book.setup(device, allow_unpinned, dtype)
 HARD = list(paper.load_table(4).columns[1:])  # "Eq>Part", "OV>Part", "OV>OI", "Alt>Inv"
 

@@ -22,6 +22,13 @@ llm_endpoint = None  # e.g. "http://127.0.0.1:8000/v1" to collect new answers fr
 llm_model = None  # the model name that endpoint serves
 record_to = "07_llm_generalization.numbers.json"
 
+# %% [markdown]
+# **Run this chapter with other parameters** (the cell above lists them all, with their defaults):
+# `papermill notebooks/07_llm_generalization.ipynb out.ipynb -p profile offline -p seed 1 -y 'metrics: [cap, rouge_l]'`.
+# Strings and numbers go with `-p NAME VALUE`; lists go as YAML with `-y 'NAME: [a, b]'`. A parameter that
+# cannot be used stops the chapter at once with one line naming it and its valid values. `make book`
+# runs every chapter with its defaults (`make book PROFILE=paper` for the paper's setup).
+
 # %%
 import pandas as pd
 from IPython.display import Markdown, display
@@ -31,6 +38,7 @@ from caplib.evaluation import class_means, monotonicity_violations
 from caplib.llm_answers import ANSWER_PROMPT, OpenAICompatibleClient, collect_answers
 from caplib.taxonomy import ABBREVIATIONS, LABELS, STRICT_PAIRS
 
+book.check_parameters(profile=profile, seed=seed, row_limit=row_limit, metrics=metrics)  # one line naming a bad parameter, before any work
 runtime = book.setup(device, allow_unpinned, dtype)
 numbers = {"profile": profile, "skipped": {}}
 

@@ -1,0 +1,132 @@
+"""A chapter's parameters, checked before any work: one line naming the parameter and what it may be.
+
+Every chapter's first code cell calls :func:`check_parameters` with the parameters it declares (``book`` re-exports
+it), so a typo or an impossible value stops the chapter at once with a :class:`ParameterError`, instead of after
+seconds of scoring or, worse, as a run on other data than the reader meant. Lists (``metrics``, ``alphas``,
+``focus``) are YAML on papermill's command line: ``papermill ... -y 'metrics: [cap, bleu]'``; ``-p`` passes strings
+and numbers only.
+
+Example:
+    >>> check_parameters(profile="offline", split="test", row_limit=40, alpha=0.85, metrics=["cap", "bleu"])
+    >>> check_parameters(split="dev")
+    Traceback (most recent call last):
+    ...
+    caplib.parameters.ParameterError: parameter split='dev': choose from None, 'validation', 'test'
+"""
+
+from __future__ import annotations
+
+import numbers
+import os
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from caplib.data import CORRECTNESS_SPLITS
+from caplib.profiles import ProfileError, available_profiles, load_profile
+from caplib.scoring import METRIC_NAMES
+from caplib.taxonomy import LABELS
+
+__all__ = ["ParameterError", "check_parameters"]
+
+
+class ParameterError(ValueError):
+    """A chapter parameter that cannot be used; the message names it and its valid values."""
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def _profile(value: Any) -> str | None:
+    if not isinstance(value, (str, os.PathLike)):
+        return f"give a profile name ({', '.join(available_profiles())}) or the path of a profile YAML file"
+    try:
+        load_profile(value, locked=False)
+    except ProfileError as error:
+        return str(error).splitlines()[0]
+    return None
+
+
+def _split(value: Any) -> str | None:
+    if value is None or value in CORRECTNESS_SPLITS:
+        return None
+    return f"choose from None, {', '.join(repr(split) for split in CORRECTNESS_SPLITS)}"
+
+
+def _row_limit(value: Any) -> str | None:
+    return None if value is None or (_is_int(value) and value >= 1) else "give None or a positive whole number"
+
+
+def _weight(value: Any) -> str | None:
+    return None if _is_number(value) and 0 <= value <= 1 else "give a number in [0, 1]"
+
+
+def _confidence(value: Any) -> str | None:
+    return None if _is_number(value) and 0 < value < 1 else "give a number strictly between 0 and 1, e.g. 0.95"
+
+
+
+
+def _seed(value: Any) -> str | None:
+    return None if _is_int(value) and value >= 0 else "give a whole number >= 0"
+
+
+def _list_of(name: str, allowed: tuple[Any, ...] | None, check: Callable[[Any], str | None] | None = None,
+             ) -> Callable[[Any], str | None]:
+    """A check of a non-empty list without repeats whose items are in ``allowed`` (or pass ``check``)."""
+
+    def checked(value: Any) -> str | None:
+        if not isinstance(value, (list, tuple)) or not value:
+            example = ", ".join(map(str, allowed[:2])) if allowed else "0.5, 0.85"
+            return (f"give a non-empty list; with papermill pass lists as YAML: -y '{name}: [{example}]' "
+                    f"(-p passes a string)")
+        if len(set(map(str, value))) != len(value):
+            return "give each value once"
+        for item in value:
+            problem = check(item) if check else (None if item in allowed else "")
+            if problem is not None:
+                valid = f"choose from {', '.join(map(str, allowed))}" if allowed else problem
+                return f"{item!r} is not allowed: {valid}"
+        return None
+
+    return checked
+
+
+_CHECKS: Mapping[str, Callable[[Any], str | None]] = {
+    "profile": _profile,
+    "split": _split,
+    "row_limit": _row_limit,
+    "alpha": _weight,
+    "lam": _weight,
+    "confidence": _confidence,
+    "n_resamples": _seed,  # a whole number >= 0 (0: no bootstrap where a chapter allows it)
+    "seed": _seed,
+    "metrics": _list_of("metrics", METRIC_NAMES),
+    "alphas": _list_of("alphas", None, _weight),
+    "focus": _list_of("focus", LABELS),
+}
+
+
+def check_parameters(**parameters: Any) -> None:
+    """Check every given chapter parameter; the first unusable one raises :class:`ParameterError`.
+
+    Known parameters: ``profile``, ``split``, ``row_limit``, ``alpha``, ``lam``, ``confidence``, ``n_resamples``,
+    ``seed``, ``metrics``, ``alphas``, ``focus``.
+
+    Example:
+        >>> check_parameters(row_limit=-5)
+        Traceback (most recent call last):
+        ...
+        caplib.parameters.ParameterError: parameter row_limit=-5: give None or a positive whole number
+    """
+    unknown = sorted(set(parameters) - set(_CHECKS))
+    if unknown:
+        raise TypeError(f"check_parameters does not know {unknown}; it checks {', '.join(_CHECKS)}")
+    for name, value in parameters.items():
+        problem = _CHECKS[name](value)
+        if problem is not None:
+            raise ParameterError(f"parameter {name}={value!r}: {problem}")
