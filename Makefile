@@ -8,6 +8,9 @@ STAMP := $(VENV)/.caplib-installed
 PROFILE ?= offline
 # More options of scripts/run_book.py, e.g. BOOK_ARGS="--device cuda --dtype float32"
 BOOK_ARGS ?=
+# FORCE=1 re-executes every chapter; otherwise a chapter whose inputs (source, parameters, caplib, profile, data,
+# models) have not changed since its last run is not re-executed
+FORCE ?=
 export HF_HUB_OFFLINE ?= 1
 export TRANSFORMERS_OFFLINE ?= 1
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
@@ -30,7 +33,7 @@ test: $(STAMP)
 	$(PY) -m pytest
 
 book: $(STAMP)
-	$(PY) scripts/run_book.py --profile $(PROFILE) $(BOOK_ARGS)
+	$(PY) scripts/run_book.py --profile $(PROFILE) $(if $(FORCE),--force) $(BOOK_ARGS)
 
 clean-cache: $(STAMP)
 	$(PY) -m caplib cache clear

@@ -17,6 +17,8 @@ model.
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 import subprocess
 import sys
 import time
@@ -24,13 +26,16 @@ from pathlib import Path
 
 import papermill
 
-from caplib.lock import LockError, verify_lock
+from caplib.checkpoints import sha256_of
+from caplib.lock import LockError, directory_hashes, verify_lock
 from caplib.profiles import Profile, available_profiles, load_profile
 from caplib.statements.training import CPU_HOURS_PER_EPOCH, train_for_profile
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
 OUTPUT = ROOT / "book" / "chapters"
+#: What each chapter was last executed from (:func:`inputs_hash`); a chapter whose inputs are unchanged is not re-run.
+RUNS = OUTPUT / "runs.json"
 
 
 def chapters(only: list[str] | None) -> list[Path]:
@@ -59,6 +64,40 @@ def run_chapter(notebook: Path, parameters: dict, timeout: int) -> float:
         report_mode=False,
     )
     return time.perf_counter() - start
+
+
+def _code_hashes(directory: Path) -> dict[str, str]:
+    return {name: digest for name, digest in directory_hashes(directory).items() if "__pycache__" not in name}
+
+
+def inputs_hash(notebook: Path, parameters: dict, profile: Profile) -> str:
+    """SHA-256 of everything a chapter's output depends on: its notebook, its parameters, caplib's code and package
+    data (profiles and locks included), the project's data files, the profile's data and model directories, the
+    NLI checkpoint's content, the pinned dependencies and, for a chapter that reads the others' numbers
+    (``chapters_dir``), those numbers."""
+    from caplib.checkpoints import CheckpointNotAvailable, resolve_checkpoint
+
+    try:
+        nli = resolve_checkpoint(profile.nli_model, profile.nli_revision, allow_unpinned=True).fingerprint
+    except (CheckpointNotAvailable, ValueError) as error:
+        nli = f"unavailable: {error}"
+    folders = [ROOT / "data", *(path for path in (profile.data_dir, profile.statement_dir)
+                                if path is not None and path.is_dir() and ROOT / "data" not in path.parents)]
+    parts = {
+        "notebook": sha256_of([notebook]), "parameters": parameters, "caplib": _code_hashes(ROOT / "caplib"),
+        "data": {str(folder): directory_hashes(folder) for folder in folders}, "nli": nli,
+        "dependencies": sha256_of([ROOT / "requirements.txt", ROOT / "constraints.txt"]),
+    }
+    if "chapters_dir" in papermill.inspect_notebook(str(notebook)):
+        parts["numbers"] = {path.name: sha256_of([path]) for path in sorted(OUTPUT.glob("*.numbers.json"))
+                            if path.name.split(".")[0] != notebook.stem}
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode("utf-8")).hexdigest()
+
+
+def up_to_date(notebook: Path, key: str, runs: dict[str, str]) -> bool:
+    """Whether ``notebook`` was executed from exactly these inputs and its outputs are still there."""
+    outputs = [OUTPUT / notebook.name, OUTPUT / f"{notebook.stem}.numbers.json"]
+    return runs.get(notebook.stem) == key and all(path.is_file() for path in outputs)
 
 
 def prepare_profile(args: argparse.Namespace) -> Profile:
@@ -112,6 +151,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--row-limit", type=int, default=None, help="smoke runs: at most N rows per dataset")
     parser.add_argument("--timeout", type=int, default=1800, help="per-cell timeout in seconds")
     parser.add_argument("--no-build", action="store_true", help="execute notebooks only, do not build HTML")
+    parser.add_argument("--force", action="store_true",
+                        help="execute every chapter, even those whose inputs have not changed since their last run")
     args = parser.parse_args(argv)
 
     OUTPUT.mkdir(parents=True, exist_ok=True)
@@ -126,12 +167,22 @@ def main(argv: list[str] | None = None) -> int:
         parameters["allow_unpinned"] = True
 
     total = time.perf_counter()
+    runs = json.loads(RUNS.read_text(encoding="utf-8")) if RUNS.is_file() else {}
     for notebook in chapters(args.only):
-        print(f"[book] running {notebook.name} (profile={parameters['profile']}) ...", flush=True)
         declared = papermill.inspect_notebook(str(notebook))  # pass each chapter only the parameters it declares
-        seconds = run_chapter(notebook, {k: v for k, v in parameters.items() if k in declared}, args.timeout)
+        given = {k: v for k, v in parameters.items() if k in declared}
+        key = inputs_hash(notebook, given, profile)
+        if not args.force and up_to_date(notebook, key, runs):
+            print(f"[book] {notebook.name}: inputs unchanged since its last run, not re-executed", flush=True)
+            continue
+        print(f"[book] running {notebook.name} (profile={parameters['profile']}) ...", flush=True)
+        runs.pop(notebook.stem, None)
+        RUNS.write_text(json.dumps(runs, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        seconds = run_chapter(notebook, given, args.timeout)
+        runs[notebook.stem] = key
+        RUNS.write_text(json.dumps(runs, indent=1, sort_keys=True) + "\n", encoding="utf-8")
         print(f"[book] {notebook.name} done in {seconds:.1f} s", flush=True)
-    print(f"[book] all chapters executed in {time.perf_counter() - total:.1f} s", flush=True)
+    print(f"[book] chapters done in {time.perf_counter() - total:.1f} s", flush=True)
 
     if args.no_build:
         return 0
