@@ -15,6 +15,9 @@ export HF_HUB_OFFLINE ?= 1
 export TRANSFORMERS_OFFLINE ?= 1
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
+MATHJAX := _static/mathjax/tex-chtml.js
+MATHJAX_VERSION := 3.2.2
+
 .PHONY: book test venv clean-cache
 
 venv: $(STAMP)
@@ -32,7 +35,14 @@ $(STAMP): requirements.txt constraints.txt pyproject.toml
 test: $(STAMP)
 	$(PY) -m pytest
 
-book: $(STAMP)
+# MathJax 3 served with the book (Sphinx's mathjax_path in _config.yml), so formulas typeset offline.
+$(MATHJAX):
+	@command -v npm >/dev/null || { echo "make book needs npm for its offline MathJax copy (Debian: apt install npm)"; exit 1; }
+	mkdir -p .cache/npm _static
+	npm install --prefix .cache/npm --no-audit --no-fund --silent mathjax@$(MATHJAX_VERSION)
+	rm -rf _static/mathjax && cp -r .cache/npm/node_modules/mathjax/es5 _static/mathjax
+
+book: $(STAMP) $(MATHJAX)
 	$(PY) scripts/run_book.py --profile $(PROFILE) $(if $(FORCE),--force) $(BOOK_ARGS)
 
 clean-cache: $(STAMP)

@@ -5,11 +5,11 @@
 # *p* become two declarative statements s_g = s(q, g) and s_p = s(q, p). A 3-way NLI model gives, for an
 # ordered pair, the probabilities of entailment, neutral and contradiction, and
 #
-# > **D(s_a → s_b) = P_entail(s_a → s_b) + λ · P_neutral(s_a → s_b)** (Eq. 2)
-# >
-# > **CAP(s_g, s_p) = α · D(s_g → s_p) + (1 − α) · D(s_p → s_g)** (Eq. 3)
+# $$D(s_a \to s_b) = P_{\text{entail}}(s_a \to s_b) + \lambda \, P_{\text{neutral}}(s_a \to s_b) \qquad \text{(Eq. 2)}$$
 #
-# with α = 0.85 (gold → prediction, *compatibility*) and λ = 0.30; CAP lies in [0, 1] (App. A).
+# $$\mathrm{CAP}(s_g, s_p) = \alpha \, D(s_g \to s_p) + (1 - \alpha) \, D(s_p \to s_g) \qquad \text{(Eq. 3)}$$
+#
+# with $\alpha = 0.85$ (gold → prediction, *compatibility*) and $\lambda = 0.30$; CAP lies in $[0, 1]$ (App. A).
 # This chapter computes a worked example live, measures the statement step, shows CAP per class, and repeats the
 # α/λ sweep of Tab. 12 on the validation split.
 
