@@ -125,7 +125,7 @@ def _probe(host: str) -> str | None:
 def _download(url: str, target: Path, progress: bool) -> None:
     """``url`` to ``target`` through ``<target>.part`` (resumed with a Range request when a part is there)."""
     import requests
-    from tqdm.auto import tqdm
+    from tqdm import tqdm
 
     part = target.with_name(f"{target.name}.part")
     start = part.stat().st_size if part.is_file() else 0

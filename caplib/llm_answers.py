@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Protocol, Sequence
 
 import pandas as pd
-from tqdm.auto import tqdm
+from tqdm import tqdm
 
 #: The system prompt of App. C.2, verbatim (the paper's typeset quotes rendered as typographic double quotes).
 ANSWER_PROMPT = (

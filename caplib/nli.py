@@ -256,7 +256,7 @@ class NLIScorer:
         """Probabilities (LABEL_ORDER) and truncation flags of unique pairs, in their given order, and the
         number of tiles that ran concurrently."""
         import torch
-        from tqdm.auto import tqdm
+        from tqdm import tqdm
 
         self.load()
         premises, hypotheses = [p for p, _ in pairs], [h for _, h in pairs]

@@ -48,7 +48,7 @@ def convert(source: Path) -> nbformat.NotebookNode:
             lines.append(line)
     flush()
     code = [c for c in cells if c.cell_type == "code"]
-    if not code or code[0].metadata.get("tags") != ["parameters"]:
+    if not code or "parameters" not in code[0].metadata.get("tags", []):
         raise SystemExit(f"{source}: the first code cell must be tagged parameters")
     for number, cell in enumerate(cells):
         cell.id = f"cell-{number:02d}"  # stable ids: regenerating gives identical files

@@ -63,7 +63,20 @@ def run_chapter(notebook: Path, parameters: dict, timeout: int) -> float:
         progress_bar=False,
         report_mode=False,
     )
+    fold_parameters(OUTPUT / notebook.name)
     return time.perf_counter() - start
+
+
+def fold_parameters(executed: Path) -> None:
+    """Show the parameters papermill injected folded, like the chapter's own parameters cell (``hide-input``)."""
+    import nbformat
+
+    notebook = nbformat.read(executed, as_version=4)
+    for cell in notebook.cells:
+        tags = cell.metadata.setdefault("tags", [])
+        if "injected-parameters" in tags and "hide-input" not in tags:
+            tags.append("hide-input")
+    nbformat.write(notebook, executed)
 
 
 def _code_hashes(directory: Path) -> dict[str, str]:

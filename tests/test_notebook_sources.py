@@ -24,6 +24,7 @@ def test_notebook_matches_its_source_and_has_no_outputs(source):
         f"notebooks/{source.stem}.ipynb is stale: run `python scripts/py2nb.py {source.relative_to(ROOT)}`")
     assert all(not c.get("outputs") for c in stored.cells if c.cell_type == "code")
     code = [c for c in stored.cells if c.cell_type == "code"]
-    assert code[0].metadata.get("tags") == ["parameters"]
+    assert code[0].metadata.get("tags") == ["parameters", "hide-input"]  # shown folded (results first)
+    assert code[1].metadata.get("tags") == ["hide-input"]  # the imports and plumbing cell, folded too
     assert sum("parameters" in c.metadata.get("tags", []) for c in code) == 1
     assert "profile" in code[0].source and "record_to" in code[0].source

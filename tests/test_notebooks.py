@@ -37,6 +37,11 @@ def run_book(out: Path, environment: dict[str, str]) -> dict[str, bytes]:
                 os.environ.pop(name, None)
             else:
                 os.environ[name] = value
+    stderr = [f"{path.name} cell {index}: {''.join(output['text'])[:200]}"
+              for path in sorted(out.glob("*.ipynb"))
+              for index, cell in enumerate(json.loads(path.read_text())["cells"])
+              for output in cell.get("outputs", []) if output.get("name") == "stderr"]
+    assert not stderr, f"chapters wrote to stderr (fix the cause): {stderr}"
     return {path.name: path.read_bytes() for path in sorted(out.glob("*.numbers.json"))}
 
 

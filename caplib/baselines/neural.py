@@ -167,7 +167,7 @@ def bertscore_f1(scorer: Any, golds: list[str], predictions: list[str], *, progr
 
     import torch
     from bert_score.utils import bert_encode, greedy_cos_idf, sent_encode
-    from tqdm.auto import tqdm
+    from tqdm import tqdm
 
     tokenizer, model = scorer._tokenizer, scorer._model
     idf: dict[int, float] = collections.defaultdict(lambda: 1.0)  # BERTScorer.score without idf

@@ -87,7 +87,7 @@ def train_model(pairs: Sequence[NLIPair], output_dir: Path | str, recipe: Recipe
         {'steps': 3, ...}
     """
     import torch
-    from tqdm.auto import tqdm
+    from tqdm import tqdm
     from transformers import AutoModelForSequenceClassification, AutoTokenizer, get_linear_schedule_with_warmup
     from transformers.utils import logging as hf_logging
 

@@ -31,7 +31,7 @@ def generate_batched(model: Any, tokenizer: Any, inputs: list[str], *, num_beams
     an output depends on its input and the settings alone, never on batching, order or the cache.
     """
     import torch
-    from tqdm.auto import tqdm
+    from tqdm import tqdm
 
     lengths = [len(ids) for ids in tokenizer(inputs, verbose=False)["input_ids"]]
     outputs: list[str] = [""] * len(inputs)

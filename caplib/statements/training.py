@@ -109,7 +109,7 @@ def finetune(
 
     import numpy as np
     import torch
-    from tqdm.auto import tqdm
+    from tqdm import tqdm
     from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
 
     from caplib.baselines import score, signature

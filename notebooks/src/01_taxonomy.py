@@ -10,18 +10,18 @@
 # A metric respects the taxonomy when its scores follow this order (*monotonicity*). This chapter shows the classes,
 # the severity map that turns Eq. 1 into numbers (App. C.2), and the class pairs that the protocol compares.
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "hide-input"]
 profile = "offline"  # unused here: the taxonomy is the same in every profile
 record_to = "01_taxonomy.numbers.json"  # where this chapter records its key numbers
 
 # %% [markdown]
-# **Run this chapter with other parameters** (the cell above lists them all, with their defaults):
+# **Run this chapter with other parameters** (open the first folded cell above for all of them and their defaults):
 # `papermill notebooks/01_taxonomy.ipynb out.ipynb -p profile offline`.
 # Strings and numbers go with `-p NAME VALUE`; lists go as YAML with `-y 'NAME: [a, b]'`. A parameter that
 # cannot be used stops the chapter at once with one line naming it and its valid values. `make book`
 # runs every chapter with its defaults (`make book PROFILE=paper` for the paper's setup).
 
-# %%
+# %% tags=["hide-input"]
 import pandas as pd
 from IPython.display import Markdown, display
 
@@ -29,7 +29,8 @@ from caplib import book, plots
 from caplib.taxonomy import (ABBREVIATIONS, DEFINITIONS, HARD_PAIRS, INSTRUCTIONS, LABELS, SEPARABILITY_PAIRS,
                              SEVERITY, STRICT_PAIRS)
 
-book.check_parameters(profile=profile)  # one line naming a bad parameter, before any work
+# a bad parameter stops the chapter here with one line naming it and its valid values, before any work
+book.check_parameters(profile=profile)
 book.setup()
 
 # %% [markdown]

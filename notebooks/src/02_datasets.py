@@ -16,7 +16,7 @@
 # profile that is the bundled sample (`data/sample/`), a small set built to the paper's recipe: its counts are
 # deliberately tiny, so the comparison is about **shares and shape**, not size.
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "hide-input"]
 profile = "offline"  # "offline": the bundled sample in data/sample/ - "paper": the official files in data/official/
 data_path = None  # CAP-Correctness CSV (None: the default of the profile)
 splits_path = None  # its row_id,split file (None: the default of the profile)
@@ -31,20 +31,21 @@ jaccard_threshold = 0.9  # near-duplicate rule of B.5 (normalized-text Jaccard o
 record_to = "02_datasets.numbers.json"  # where this chapter records its key numbers
 
 # %% [markdown]
-# **Run this chapter with other parameters** (the cell above lists them all, with their defaults):
+# **Run this chapter with other parameters** (open the first folded cell above for all of them and their defaults):
 # `papermill notebooks/02_datasets.ipynb out.ipynb -p profile offline -p split test -p row_limit 200`.
 # Strings and numbers go with `-p NAME VALUE`; lists go as YAML with `-y 'NAME: [a, b]'`. A parameter that
 # cannot be used stops the chapter at once with one line naming it and its valid values. `make book`
 # runs every chapter with its defaults (`make book PROFILE=paper` for the paper's setup).
 
-# %%
+# %% tags=["hide-input"]
 import pandas as pd
 from IPython.display import Markdown, display
 
 from caplib import book, data, evaluation, paper, plots, text
 from caplib.taxonomy import LABELS
 
-book.check_parameters(profile=profile, split=split, row_limit=row_limit)  # one line naming a bad parameter, before any work
+# a bad parameter stops the chapter here with one line naming it and its valid values, before any work
+book.check_parameters(profile=profile, split=split, row_limit=row_limit)
 book.setup()
 # the profile's files, or the reason they cannot be read; then the chosen split (all when None) and row_limit
 datasets = book.load_datasets(profile, split, row_limit, data_path=data_path, splits_path=splits_path,

@@ -13,7 +13,7 @@
 # This chapter computes a worked example live, measures the statement step, shows CAP per class, and repeats the
 # α/λ sweep of Tab. 12 on the validation split.
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "hide-input"]
 profile = "offline"  # "offline": bundled sample, local NLI backbone - "paper": official files and checkpoints
 data_path = None  # CAP-Correctness CSV - None = the profile's default
 splits_path = None
@@ -32,13 +32,13 @@ regenerate_statements = False  # True: make premise/hypothesis with the profile'
 record_to = "03_cap.numbers.json"
 
 # %% [markdown]
-# **Run this chapter with other parameters** (the cell above lists them all, with their defaults):
+# **Run this chapter with other parameters** (open the first folded cell above for all of them and their defaults):
 # `papermill notebooks/03_cap.ipynb out.ipynb -p profile offline -p alpha 0.5 -p lam 0.3 -p split validation`.
 # Strings and numbers go with `-p NAME VALUE`; lists go as YAML with `-y 'NAME: [a, b]'`. A parameter that
 # cannot be used stops the chapter at once with one line naming it and its valid values. `make book`
 # runs every chapter with its defaults (`make book PROFILE=paper` for the paper's setup).
 
-# %%
+# %% tags=["hide-input"]
 import numpy as np
 import pandas as pd
 from IPython.display import Markdown, display
@@ -50,7 +50,9 @@ from caplib.statements import evaluate_statements
 from caplib.sweep import sweep
 from caplib.taxonomy import LABELS
 
-book.check_parameters(profile=profile, split=split, seed=seed, n_resamples=n_resamples, row_limit=row_limit, alpha=alpha, lam=lam)  # one line naming a bad parameter, before any work
+# a bad parameter stops the chapter here with one line naming it and its valid values, before any work
+book.check_parameters(profile=profile, split=split, seed=seed, n_resamples=n_resamples, row_limit=row_limit,
+                      alpha=alpha, lam=lam)
 runtime = book.setup(device, allow_unpinned, dtype)
 settings = load_profile(profile)
 numbers = {"profile": profile, "alpha": alpha, "lam": lam, "skipped": {}}

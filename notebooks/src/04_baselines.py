@@ -13,7 +13,7 @@
 # (Sec. 6.2, App. C.1) is `caplib.evaluation`: Spearman's rho and Kendall's tau-b between scores and the severity
 # ranks of App. C.2, and pairwise accuracy (Eq. 8) over all example pairs from the 25 strictly ordered class pairs.
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "hide-input"]
 profile = "offline"  # "offline" (packaged models, bundled sample) or "paper" (official data, Hub checkpoints)
 data_path = None  # CAP-Correctness CSV; None: the profile's default (offline: bundled sample; paper: data/official/)
 splits_path = None  # its row_id,split file; None: the profile's default
@@ -30,20 +30,21 @@ shortcut = True  # also report the shortcut baseline: what surface cues alone ac
 record_to = "04_baselines.numbers.json"  # where this chapter records its key numbers
 
 # %% [markdown]
-# **Run this chapter with other parameters** (the cell above lists them all, with their defaults):
+# **Run this chapter with other parameters** (open the first folded cell above for all of them and their defaults):
 # `papermill notebooks/04_baselines.ipynb out.ipynb -p profile offline -p split validation -p n_resamples 200 -y 'metrics: [cap, bleu, bertscore]'`.
 # Strings and numbers go with `-p NAME VALUE`; lists go as YAML with `-y 'NAME: [a, b]'`. A parameter that
 # cannot be used stops the chapter at once with one line naming it and its valid values. `make book`
 # runs every chapter with its defaults (`make book PROFILE=paper` for the paper's setup).
 
-# %%
+# %% tags=["hide-input"]
 import pandas as pd
 from IPython.display import Markdown, display
 
 from caplib import book, evaluation, paper, plots
 
+# a bad parameter stops the chapter here with one line naming it and its valid values, before any work
 book.check_parameters(profile=profile, split=split, seed=seed, n_resamples=n_resamples, confidence=confidence,
-                      row_limit=row_limit, metrics=metrics)  # one line naming a bad parameter, before any work
+                      row_limit=row_limit, metrics=metrics)
 runtime = book.setup(device, allow_unpinned, dtype)
 
 # %% [markdown]

@@ -13,7 +13,7 @@
 # This chapter computes the class means of every metric, draws the 25-pair violation matrix for CAP and for the
 # best baseline, and puts Tab. 14 and Tab. 3 beside this run's numbers.
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "hide-input"]
 profile = "offline"  # "offline" (packaged models, bundled sample) or "paper" (official data, Hub checkpoints)
 data_path = None  # CAP-Correctness CSV; None: the profile's default (offline: bundled sample; paper: data/official/)
 splits_path = None  # its row_id,split file; None: the profile's default
@@ -29,13 +29,13 @@ shortcut = True  # also report the shortcut baseline: what surface cues alone ac
 record_to = "05_monotonicity.numbers.json"  # where this chapter records its key numbers
 
 # %% [markdown]
-# **Run this chapter with other parameters** (the cell above lists them all, with their defaults):
+# **Run this chapter with other parameters** (open the first folded cell above for all of them and their defaults):
 # `papermill notebooks/05_monotonicity.ipynb out.ipynb -p profile offline -p split validation -y 'metrics: [cap, rouge_l]'`.
 # Strings and numbers go with `-p NAME VALUE`; lists go as YAML with `-y 'NAME: [a, b]'`. A parameter that
 # cannot be used stops the chapter at once with one line naming it and its valid values. `make book`
 # runs every chapter with its defaults (`make book PROFILE=paper` for the paper's setup).
 
-# %%
+# %% tags=["hide-input"]
 import pandas as pd
 from IPython.display import Markdown, display
 
@@ -43,8 +43,9 @@ from caplib import book, evaluation, paper, plots
 from caplib.evaluation import pair_name
 from caplib.taxonomy import LABELS, SEVERITY
 
+# a bad parameter stops the chapter here with one line naming it and its valid values, before any work
 book.check_parameters(profile=profile, split=split, row_limit=row_limit, seed=seed, n_resamples=n_resamples,
-                      metrics=metrics)  # one line naming a bad parameter, before any work
+                      metrics=metrics)
 runtime = book.setup(device, allow_unpinned, dtype)
 
 # %% [markdown]

@@ -13,7 +13,7 @@
 # This chapter puts Tab. 4 beside this run for every metric, decomposes CAP into its two directions per class, and
 # recomputes CAP for several alpha from the stored components, to see how OV > Part moves with the weighting.
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "hide-input"]
 profile = "offline"  # "offline" (packaged models, bundled sample) or "paper" (official data, Hub checkpoints)
 data_path = None  # CAP-Correctness CSV; None: the profile's default (offline: bundled sample; paper: data/official/)
 splits_path = None  # its row_id,split file; None: the profile's default
@@ -30,13 +30,13 @@ focus = ["overinclusive_valid", "partial"]  # the classes drawn in the direction
 record_to = "06_hard_pairs.numbers.json"  # where this chapter records its key numbers
 
 # %% [markdown]
-# **Run this chapter with other parameters** (the cell above lists them all, with their defaults):
+# **Run this chapter with other parameters** (open the first folded cell above for all of them and their defaults):
 # `papermill notebooks/06_hard_pairs.ipynb out.ipynb -p profile offline -p split validation -y 'alphas: [0.5, 0.85, 1.0]'`.
 # Strings and numbers go with `-p NAME VALUE`; lists go as YAML with `-y 'NAME: [a, b]'`. A parameter that
 # cannot be used stops the chapter at once with one line naming it and its valid values. `make book`
 # runs every chapter with its defaults (`make book PROFILE=paper` for the paper's setup).
 
-# %%
+# %% tags=["hide-input"]
 import numpy as np
 import pandas as pd
 from IPython.display import Markdown, display
@@ -46,8 +46,9 @@ from caplib.cap import PROBABILITY_COMPONENTS, cap
 from caplib.profiles import load_profile
 from caplib.taxonomy import LABELS
 
+# a bad parameter stops the chapter here with one line naming it and its valid values, before any work
 book.check_parameters(profile=profile, split=split, seed=seed, n_resamples=n_resamples, row_limit=row_limit,
-                      metrics=metrics, alphas=alphas, focus=focus)  # one line naming a bad parameter, before any work
+                      metrics=metrics, alphas=alphas, focus=focus)
 runtime = book.setup(device, allow_unpinned, dtype)
 HARD = list(paper.load_table(4).columns[1:])  # "Eq>Part", "OV>Part", "OV>OI", "Alt>Inv"
 

@@ -9,7 +9,7 @@
 # This chapter recomputes those violation counts from the paper's own class means, runs the same analysis on the
 # bundled LLM-answers sample, and shows the answer-collection code for readers who want to add models.
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "hide-input"]
 profile = "offline"
 llm_answers_path = None  # CSV with question, gold_answer, answer, model, label_semantic - None = bundled sample
 seed = 0
@@ -23,13 +23,13 @@ llm_model = None  # the model name that endpoint serves
 record_to = "07_llm_generalization.numbers.json"
 
 # %% [markdown]
-# **Run this chapter with other parameters** (the cell above lists them all, with their defaults):
+# **Run this chapter with other parameters** (open the first folded cell above for all of them and their defaults):
 # `papermill notebooks/07_llm_generalization.ipynb out.ipynb -p profile offline -p seed 1 -y 'metrics: [cap, rouge_l]'`.
 # Strings and numbers go with `-p NAME VALUE`; lists go as YAML with `-y 'NAME: [a, b]'`. A parameter that
 # cannot be used stops the chapter at once with one line naming it and its valid values. `make book`
 # runs every chapter with its defaults (`make book PROFILE=paper` for the paper's setup).
 
-# %%
+# %% tags=["hide-input"]
 import pandas as pd
 from IPython.display import Markdown, display
 
@@ -38,7 +38,8 @@ from caplib.evaluation import class_means, monotonicity_violations
 from caplib.llm_answers import ANSWER_PROMPT, OpenAICompatibleClient, collect_answers
 from caplib.taxonomy import ABBREVIATIONS, LABELS, STRICT_PAIRS
 
-book.check_parameters(profile=profile, seed=seed, row_limit=row_limit, metrics=metrics)  # one line naming a bad parameter, before any work
+# a bad parameter stops the chapter here with one line naming it and its valid values, before any work
+book.check_parameters(profile=profile, seed=seed, row_limit=row_limit, metrics=metrics)
 runtime = book.setup(device, allow_unpinned, dtype)
 numbers = {"profile": profile, "skipped": {}}
 

@@ -15,7 +15,7 @@
 #
 # This chapter measures each of the three on this run's data and models, on real rows.
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "hide-input"]
 profile = "offline"  # "offline": bundled sample, local NLI backbone, template statements - "paper": official setup
 data_path = None  # CAP-Correctness CSV (None: the default of the profile)
 splits_path = None  # its row_id,split file (None: the default of the profile)
@@ -32,13 +32,13 @@ n_examples = 3  # real examples shown per question type (part 1) and per failure
 record_to = "08_error_analysis.numbers.json"  # where this chapter records its key numbers
 
 # %% [markdown]
-# **Run this chapter with other parameters** (the cell above lists them all, with their defaults):
+# **Run this chapter with other parameters** (open the first folded cell above for all of them and their defaults):
 # `papermill notebooks/08_error_analysis.ipynb out.ipynb -p profile offline -p split validation -p n_examples 5`.
 # Strings and numbers go with `-p NAME VALUE`; lists go as YAML with `-y 'NAME: [a, b]'`. A parameter that
 # cannot be used stops the chapter at once with one line naming it and its valid values. `make book`
 # runs every chapter with its defaults (`make book PROFILE=paper` for the paper's setup).
 
-# %%
+# %% tags=["hide-input"]
 import json
 
 import pandas as pd
@@ -50,7 +50,8 @@ from caplib.profiles import load_profile
 from caplib.scoring import score_frame
 from caplib.taxonomy import LABELS
 
-book.check_parameters(profile=profile, split=split, seed=seed, n_resamples=n_resamples, row_limit=row_limit)  # one line naming a bad parameter, before any work
+# a bad parameter stops the chapter here with one line naming it and its valid values, before any work
+book.check_parameters(profile=profile, split=split, seed=seed, n_resamples=n_resamples, row_limit=row_limit)
 runtime = book.setup(device, allow_unpinned, dtype)
 # the profile's files, or the reason they cannot be read; then the chosen split (all when None) and row_limit
 datasets = book.load_datasets(profile, split, row_limit, data_path=data_path, splits_path=splits_path,

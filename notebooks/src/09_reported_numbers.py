@@ -11,19 +11,19 @@
 #   data and checkpoints); in the offline profile the numbers come from another dataset and another NLI model and
 #   are shown for the pattern, not for equality.
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "hide-input"]
 profile = "offline"
 chapters_dir = "."  # where the other chapters wrote their *.numbers.json (the book runner's output folder)
 record_to = "09_reported_numbers.numbers.json"
 
 # %% [markdown]
-# **Run this chapter with other parameters** (the cell above lists them all, with their defaults):
+# **Run this chapter with other parameters** (open the first folded cell above for all of them and their defaults):
 # `papermill notebooks/09_reported_numbers.ipynb out.ipynb -p profile offline -p chapters_dir book/chapters`.
 # Strings and numbers go with `-p NAME VALUE`; lists go as YAML with `-y 'NAME: [a, b]'`. A parameter that
 # cannot be used stops the chapter at once with one line naming it and its valid values. `make book`
 # runs every chapter with its defaults (`make book PROFILE=paper` for the paper's setup).
 
-# %%
+# %% tags=["hide-input"]
 import json
 from pathlib import Path
 
@@ -32,7 +32,8 @@ from IPython.display import Markdown, display
 
 from caplib import book, paper
 
-book.check_parameters(profile=profile)  # one line naming a bad parameter, before any work
+# a bad parameter stops the chapter here with one line naming it and its valid values, before any work
+book.check_parameters(profile=profile)
 book.setup()
 recorded = {path.name.split(".")[0]: json.loads(path.read_text())
             for path in sorted(Path(chapters_dir).glob("0[1-8]_*.numbers.json"))}
