@@ -15,9 +15,9 @@
 
 # %% tags=["parameters", "hide-input"]
 profile = "offline"  # "offline": bundled sample, local NLI backbone - "paper": official files and checkpoints
-data_path = None  # CAP-Correctness CSV - None = the profile's default
+data_path = None  # CAP-Correctness CSV (None: the profile's default)
 splits_path = None
-statements_path = None  # CAP-Statements CSV - None = the profile's default
+statements_path = None  # CAP-Statements CSV (None: the profile's default)
 statements_splits_path = None
 split = "test"  # split for the per-class distributions - the sweep always uses "validation" (App. C.3)
 seed = 0

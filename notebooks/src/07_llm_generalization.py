@@ -11,7 +11,7 @@
 
 # %% tags=["parameters", "hide-input"]
 profile = "offline"
-llm_answers_path = None  # CSV with question, gold_answer, answer, model, label_semantic - None = bundled sample
+llm_answers_path = None  # CSV with question, gold_answer, answer, model, label_semantic (None: the bundled sample)
 seed = 0
 device = None
 dtype = None  # NLI precision; None: the profile's ("auto": float16 on CUDA as in App. C.2, float32 on CPU)
