@@ -4,8 +4,13 @@
 # **The paper's claim (Sec. 3).** Correctness of an open-ended answer is not binary. Relative to a gold answer
 # under the same question, an answer falls into one of eight classes, and the classes are *ordered* (Eq. 1):
 #
-# > `exact` ≈ `equivalent` ≈ `alternative_correct` ≥ `overinclusive_valid` > `partial` > `overinclusive_invalid`
-# > `invalid` ≥ `contradictory`
+# $$
+# \begin{aligned}
+# \texttt{exact} &\approx \texttt{equivalent} \approx \texttt{alternative_correct} \\
+# &\geq \texttt{overinclusive_valid} > \texttt{partial} > \texttt{overinclusive_invalid} \\
+# &> \texttt{invalid} \geq \texttt{contradictory} \qquad \text{(Eq. 1)}
+# \end{aligned}
+# $$
 #
 # A metric respects the taxonomy when its scores follow this order (*monotonicity*). This chapter shows the classes,
 # the severity map that turns Eq. 1 into numbers (App. C.2), and the class pairs that the protocol compares.
@@ -31,7 +36,7 @@ from caplib.taxonomy import (ABBREVIATIONS, DEFINITIONS, HARD_PAIRS, INSTRUCTION
 
 # a bad parameter stops the chapter here with one line naming it and its valid values, before any work
 book.check_parameters(profile=profile)
-book.setup()
+book.setup();  # (the semicolon: no model runs here, so the runtime it returns is not shown)
 
 # %% [markdown]
 # ## The eight classes

@@ -11,7 +11,11 @@
 # This chapter scores every metric on the test split, lists which checkpoint each one used (its *signature*) and
 # which could not run here and why, and puts Tab. 2 and Tab. 13 beside this run's numbers. The protocol
 # (Sec. 6.2, App. C.1) is `caplib.evaluation`: Spearman's rho and Kendall's tau-b between scores and the severity
-# ranks of App. C.2, and pairwise accuracy (Eq. 8) over all example pairs from the 25 strictly ordered class pairs.
+# ranks of App. C.2, and pairwise accuracy over all example pairs $(a, b)$ from the 25 strictly ordered class pairs,
+# those with $r(c_a) > r(c_b)$ (a tie counts as a miss):
+#
+# $$\mathrm{PairAcc}(m) = \mathbb{E}_{(a, b) \sim \mathcal{D}} \left[ \mathbb{1}\{ m(a) > m(b) \} \right] \qquad
+# \text{(Eq. 8)}$$
 
 # %% tags=["parameters", "hide-input"]
 profile = "offline"  # "offline" (packaged models, bundled sample) or "paper" (official data, Hub checkpoints)

@@ -34,7 +34,7 @@ from caplib import book, paper
 
 # a bad parameter stops the chapter here with one line naming it and its valid values, before any work
 book.check_parameters(profile=profile)
-book.setup()
+book.setup();  # (the semicolon: no model runs here, so the runtime it returns is not shown)
 recorded = {path.name.split(".")[0]: json.loads(path.read_text())
             for path in sorted(Path(chapters_dir).glob("0[1-8]_*.numbers.json"))}
 display(Markdown(f"Profile **{profile}**; numbers recorded by chapters: {', '.join(recorded) or 'none'}."))
