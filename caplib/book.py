@@ -36,7 +36,7 @@ import pandas as pd
 
 from caplib.cap import PROBABILITY_COMPONENTS, CAPScorer, StatementGenerator
 from caplib.checkpoints import CheckpointNotAvailable
-from caplib import data
+from caplib import data, paper
 from caplib.data import select_split
 from caplib.datasets import OFFICIAL_DIR, load_dataset_or_reason
 from caplib.evaluation import class_means, monotonicity_violations, pairwise_accuracy, rank_correlation
@@ -54,6 +54,7 @@ __all__ = [
     "check_parameters",
     "Datasets",
     "backbone_figures",
+    "beside_paper",
     "SplitScores",
     "cap_scorer",
     "class_summary",
@@ -447,6 +448,29 @@ def against_shortcut(table: pd.DataFrame, metric: str = "cap") -> tuple[dict[str
             f"{', '.join(verdict['beats']) or 'nothing'}; level on {', '.join(verdict['ties']) or 'nothing'}; "
             f"behind on {', '.join(verdict['loses']) or 'nothing'}.")
     return verdict, text
+
+
+def beside_paper(number: int, this_run: pd.DataFrame | None,
+                 columns: Sequence[str] | None = None) -> pd.DataFrame | None:
+    """The paper's Tab. ``number`` (one row per metric) beside this run's values: for each column the paper's value,
+    this run's and the difference (this run minus paper), at the paper's precision (two decimals of the x100
+    scale); the paper's rows first, then metrics only this run has. None without values of this run.
+
+    Example:
+        >>> beside_paper(2, pd.DataFrame({"spearman": [44.25]}, index=["cap"])).loc["CAP"].tolist()
+        [60.37, 44.25, -16.12]
+    """
+    if this_run is None or this_run.empty:
+        return None
+    table = paper.load_table(number).set_index("metric")
+    run = this_run.rename(index=lambda metric: PRINTED_METRIC.get(metric, metric))
+    columns = [c for c in (columns or table.columns) if c in table.columns and c in run.columns]
+    rows = list(table.index) + [metric for metric in run.index if metric not in table.index]
+    parts: dict[tuple[str, str], pd.Series] = {}
+    for column in columns:
+        ours, theirs = (pd.to_numeric(frame[column], errors="coerce").reindex(rows) for frame in (run, table))
+        parts |= {(column, "paper"): theirs, (column, "this run"): ours, (column, "difference"): ours - theirs}
+    return pd.DataFrame(parts).round(2)
 
 
 # ---------------------------------------------------------------------------------------------------------------
