@@ -43,7 +43,8 @@ import numpy as np
 import pandas as pd
 from IPython.display import Markdown, display
 
-from caplib import book, data, datasets, paper, plots
+from caplib import book, data, datasets, evaluation, paper, plots
+from caplib.cap import cap
 from caplib.profiles import load_profile
 from caplib.scoring import score_frame
 from caplib.statements import evaluate_statements
@@ -205,8 +206,44 @@ book.record(numbers, record_to)
 
 # %% [markdown]
 # ## Exercises
-# 1. Set `alpha = 0.5` in the parameters cell. How do the partial and overinclusive-valid means move, and why
+# Each says whether it needs parameters only or a code edit. The solutions below are computed from this run (CAP
+# is recomputed from the NLI probabilities already in hand, so they cost no new NLI pass but for exercise 3);
+# open them after trying.
+#
+# 1. *(parameters only)* Set `alpha = 0.5`. How do the partial and overinclusive-valid means move, and why
 #    (which direction entails for each)?
-# 2. Set `lam = 0.0`: CAP then rewards only entailment. Which classes lose most? (Hint: look at alternative-correct.)
-# 3. Set `regenerate_statements = True` to score CAP end to end with this profile's statement generator. How much
-#    does pairwise accuracy drop compared with the dataset's own statements?
+# 2. *(parameters only)* Set `lam = 0.0`: CAP then rewards only entailment. Which classes lose most?
+# 3. *(parameters only)* Set `regenerate_statements = True` to score CAP end to end with this profile's statement
+#    generator. How much does pairwise accuracy change compared with the dataset's own statements?
+
+# %% tags=["hide-cell"]
+if scorer is not None:
+    forward, backward = book.probabilities(frame)
+    labels = frame["label_semantic"]
+    settings_tried = {"this run": (alpha, lam), "α = 0.5": (0.5, lam), "λ = 0": (alpha, 0.0)}
+    means = pd.DataFrame({name: evaluation.class_means(cap(forward, backward, a, l), labels)
+                          for name, (a, l) in settings_tried.items()}).reindex(LABELS) * 100
+    display(Markdown("**Solutions.** Mean CAP per class (×100) at this run's α and λ and at the two settings of "
+                     "exercises 1-2, recomputed from this run's probabilities:"))
+    display(means.round(1).T)
+    moved = (means["α = 0.5"] - means["this run"]).round(1)
+    lost = (means["this run"] - means["λ = 0"]).sort_values(ascending=False).round(1)
+    other = score_frame(evaluation_rows, settings, ["cap"], regenerate_statements=not regenerate_statements,
+                        cap_scorer=scorer).frame
+    accuracy = {"the dataset's statements" if regenerate_statements else "regenerated statements":
+                evaluation.pairwise_accuracy(other["cap"], other["label_semantic"]),
+                "regenerated statements" if regenerate_statements else "the dataset's statements":
+                evaluation.pairwise_accuracy(frame["cap"], labels)}
+    display(Markdown(
+        f"1. At α = 0.5, *partial* moves by {moved['partial']:+.1f} and *overinclusive-valid* by "
+        f"{moved['overinclusive_valid']:+.1f}. A partial answer is entailed by the gold (gold → prediction holds, "
+        f"prediction → gold does not), an overinclusive-valid one entails the gold (the reverse), so lowering α, "
+        f"the weight of gold → prediction, should lower partial and raise overinclusive-valid; "
+        + ("this run shows exactly that." if moved["partial"] < 0 < moved["overinclusive_valid"] else
+           "this run does not show both moves: the backbone's directions are less clean than the paper's.")
+        + f"\n2. With λ = 0 the classes that lose most are {', '.join(f'{c} ({-v:+.1f})' for c, v in lost.head(3).items())}: "
+        f"the ones whose statements the NLI model calls *neutral* rather than entailed, where λ had given partial "
+        f"credit.\n3. Pairwise accuracy (×100): "
+        + ", ".join(f"{name} {100 * value:.1f}" for name, value in accuracy.items())
+        + ". The difference is the cost (or gain) of making the statements with this profile's generator instead "
+          "of using the ones the dataset ships."))
