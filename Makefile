@@ -16,6 +16,7 @@ export TRANSFORMERS_OFFLINE ?= 1
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
 MATHJAX := _static/mathjax/tex-chtml.js
+PLOTLYJS := _static/plotly.min.js
 MATHJAX_VERSION := 3.2.2
 
 .PHONY: book test venv clean-cache
@@ -42,7 +43,12 @@ $(MATHJAX):
 	npm install --prefix .cache/npm --no-audit --no-fund --silent mathjax@$(MATHJAX_VERSION)
 	rm -rf _static/mathjax && cp -r .cache/npm/node_modules/mathjax/es5 _static/mathjax
 
-book: $(STAMP) $(MATHJAX)
+# plotly.js from the installed plotly package, served with the book for the interactive figures (no CDN).
+$(PLOTLYJS): $(STAMP)
+	mkdir -p _static
+	$(PY) -c "import pathlib, shutil, plotly; shutil.copy(pathlib.Path(plotly.__file__).parent / 'package_data' / 'plotly.min.js', '$@')"
+
+book: $(STAMP) $(MATHJAX) $(PLOTLYJS)
 	$(PY) scripts/run_book.py --profile $(PROFILE) $(if $(FORCE),--force) $(BOOK_ARGS)
 
 clean-cache: $(STAMP)

@@ -32,6 +32,9 @@ PRINTED_METRIC: Mapping[str, str] = {"cap": "CAP", "bleu": "BLEU", "rouge_l": "R
                                      "bertscore": "BERTScore", "comet": "COMET", "em": "EM", "acc": "ACC",
                                      "shortcut": "Shortcut"}
 
+#: Where a chapter page finds plotly.js: shipped with the book by ``make book`` (``_static/``), never a CDN.
+PLOTLY_JS = "../../_static/plotly.min.js"
+
 #: CAP values at which ``directional_scatter(..., alpha=...)`` draws its iso-CAP lines.
 ISO_CAP_LEVELS: tuple[float, ...] = (0.2, 0.4, 0.6, 0.8)
 
@@ -188,6 +191,45 @@ def directional_scatter(forward: Sequence[float], backward: Sequence[float], lab
                  + ("" if alpha is None else "\ndashed: equal CAP (Eq. 3)"))
     fig.tight_layout()
     return fig
+
+
+def interactive_scatter(frame: pd.DataFrame, x: str, y: str, *, label_column: str = "label_semantic",
+                        classes: Sequence[str] | None = None, x_title: str = "", y_title: str = "",
+                        title: str = "") -> str:
+    """The points of a static scatter (e.g. :func:`directional_scatter`) as HTML that an offline page can hover:
+    one trace per class in the colours of every figure, and a hover naming the row's question, gold answer,
+    answer, class and both coordinates. plotly.js is loaded from :data:`PLOTLY_JS`; the element id is derived from
+    the data, so re-running a chapter writes the same HTML.
+
+    Example:
+        >>> rows = pd.DataFrame({"question": ["Capital of France?"], "gold_answer": ["Paris"], "answer": ["Lyon"],
+        ...                      "label_semantic": ["invalid"], "d_fwd": [0.1], "d_bwd": [0.2]})
+        >>> html = interactive_scatter(rows, "d_fwd", "d_bwd")
+        >>> "plotly-graph-div" in html and PLOTLY_JS in html and "Capital of France?" in html
+        True
+    """
+    import hashlib
+
+    import plotly.graph_objects as go
+
+    labels = frame[label_column].map(normalize_label)
+    shown = [normalize_label(c) for c in classes] if classes else [c for c in LABELS if c in set(labels)]
+    fig = go.Figure()
+    for label in shown:
+        rows = frame[labels == label]
+        texts = rows[["question", "gold_answer", "answer"]].astype(str).apply(
+            lambda column: column.str.slice(0, 140)).to_numpy()
+        fig.add_trace(go.Scatter(
+            x=rows[x], y=rows[y], mode="markers", name=label, customdata=texts,
+            marker={"color": CLASS_COLORS[label], "size": 7, "line": {"width": 0.5, "color": "#444"}},
+            hovertemplate=(f"<b>%{{customdata[0]}}</b><br>gold: %{{customdata[1]}}<br>answer: %{{customdata[2]}}"
+                           f"<br>class: {label}<br>{x_title or x}: %{{x:.3f}}<br>{y_title or y}: %{{y:.3f}}"
+                           "<extra></extra>")))
+    fig.update_layout(title=title, xaxis_title=x_title or x, yaxis_title=y_title or y, width=640, height=520,
+                      template="simple_white", legend={"font": {"size": 10}})
+    identity = hashlib.sha256(fig.to_json().encode("utf-8")).hexdigest()[:12]
+    return fig.to_html(full_html=False, include_plotlyjs=PLOTLY_JS, div_id=f"caplib-{identity}",
+                       config={"displaylogo": False})
 
 
 def counts_bar(counts: Mapping[str, int] | pd.Series, title: str, xlabel: str = "") -> Figure:

@@ -121,3 +121,21 @@ def test_alpha_curves_draw_one_line_per_column_over_alpha():
     assert np.allclose(chance.get_ydata(), 50.0) and np.allclose(marked.get_xdata(), 0.85)
     bare = plots.alpha_curves(table, "t", chance=None, marked=None)
     assert len(bare.axes[0].lines) == 2
+
+
+def test_interactive_scatter_hovers_each_rows_texts_and_is_deterministic():
+    import json
+    import re
+
+    rows = pd.DataFrame({"question": ["Capital of France?", "Largest planet?", "Boiling point of water?"],
+                         "gold_answer": ["Paris", "Jupiter", "100 C"], "answer": ["Lyon", "Jupiter", "at 100 C"],
+                         "label_semantic": ["invalid", "exact", "partial"],
+                         "fwd": [0.1, 0.95, 0.7], "bwd": [0.2, 0.9, 0.3]})
+    html = plots.interactive_scatter(rows, "fwd", "bwd", classes=["exact", "partial"], x_title="D(g -> p)")
+    assert html == plots.interactive_scatter(rows, "fwd", "bwd", classes=["exact", "partial"], x_title="D(g -> p)")
+    assert f'src="{plots.PLOTLY_JS}"' in html and "cdn" not in html.lower()
+    traces = json.loads(re.search(r"Plotly\.newPlot\(\s*\"[^\"]+\",\s*(\[.*?\]),\s*\{", html, re.S).group(1))
+    assert [trace["name"] for trace in traces] == ["exact", "partial"]  # the invalid row is not shown
+    assert traces[1]["customdata"] == [["Boiling point of water?", "100 C", "at 100 C"]]
+    assert traces[1]["marker"]["color"] == plots.CLASS_COLORS["partial"]
+    assert "class: partial" in traces[1]["hovertemplate"] and "D(g -> p)" in traces[1]["hovertemplate"]

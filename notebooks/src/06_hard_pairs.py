@@ -39,7 +39,7 @@ record_to = "06_hard_pairs.numbers.json"  # where this chapter records its key n
 # %% tags=["hide-input"]
 import numpy as np
 import pandas as pd
-from IPython.display import Markdown, display
+from IPython.display import HTML, Markdown, display
 
 from caplib import book, evaluation, paper, plots
 from caplib.cap import PROBABILITY_COMPONENTS, cap
@@ -139,6 +139,10 @@ if "cap" in run:
     fig = plots.directional_scatter(frame["cap_d_forward"], frame["cap_d_backward"], labels, classes=focus,
                                     alpha=alpha)
     display(fig)
+    display(Markdown("The same points to explore: hover over one to see its question, gold answer, answer and "
+                     "scores (click a class in the legend to hide it)."))
+    display(HTML(plots.interactive_scatter(frame, "cap_d_forward", "cap_d_backward", classes=focus,
+                                           x_title="D(g -> p)", y_title="D(p -> g)")))
 
 # %% [markdown]
 # ## Moving alpha
