@@ -1,19 +1,21 @@
 """Figures of the book: the taxonomy order, per-class score distributions (Fig. 3), the 25-pair violation matrix,
 the alpha/lambda sweep (Tab. 12) and the directional decomposition of CAP (Sec. 7.3).
 
-Every function returns a matplotlib ``Figure`` and draws nothing it did not compute from its arguments. Importing
-this module changes no global setting: a chapter chooses the headless backend and PNG output with
+Each static figure is a matplotlib ``Figure`` (for print, the PDF and the tests); the four figures a reader
+explores example by example also come as plotly figures (``interactive_*``: Fig. 3's distributions, the violation
+matrix, the alpha/lambda heatmap and the directional scatter) whose hover names the question, gold answer, answer,
+class and scores, embedded offline with :func:`to_html`. Nothing is drawn that was not computed from the arguments.
+Importing this module changes no global setting: a chapter chooses the headless backend and PNG output with
 :func:`caplib.book.setup`.
 
 Example:
-    >>> fig = violation_matrix({"exact": 0.9, "equivalent": 0.8, "alternative_correct": 0.4,
-    ...                         "overinclusive_valid": 0.5, "partial": 0.6, "overinclusive_invalid": 0.3,
-    ...                         "invalid": 0.2, "contradictory": 0.1})
+    >>> fig = violation_matrix(MEANS_EXAMPLE)
+    >>> html = to_html(interactive_violation_matrix(MEANS_EXAMPLE))
 """
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -21,6 +23,9 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from caplib.taxonomy import ABBREVIATIONS, HARD_PAIRS, LABELS, SEVERITY, STRICT_PAIRS, normalize_label
+
+if TYPE_CHECKING:
+    import plotly.graph_objects as go
 
 #: One colour per class, from most correct (green) to least correct (red), used in every figure.
 CLASS_COLORS: Mapping[str, str] = dict(
@@ -34,6 +39,12 @@ PRINTED_METRIC: Mapping[str, str] = {"cap": "CAP", "bleu": "BLEU", "rouge_l": "R
 
 #: Where a chapter page finds plotly.js: shipped with the book by ``make book`` (``_static/``), never a CDN.
 PLOTLY_JS = "../../_static/plotly.min.js"
+
+#: Class means of the examples in this module's docstrings (three violations: alternative <= OV, alternative <= partial
+#: and OV <= partial).
+MEANS_EXAMPLE: Mapping[str, float] = {"exact": 0.9, "equivalent": 0.8, "alternative_correct": 0.4,
+                                      "overinclusive_valid": 0.5, "partial": 0.6, "overinclusive_invalid": 0.3,
+                                      "invalid": 0.2, "contradictory": 0.1}
 
 #: CAP values at which ``directional_scatter(..., alpha=...)`` draws its iso-CAP lines.
 ISO_CAP_LEVELS: tuple[float, ...] = (0.2, 0.4, 0.6, 0.8)
@@ -128,14 +139,22 @@ def violation_matrix(class_means: Mapping[str, float], title: str = "") -> Figur
     return fig
 
 
-def sweep_heatmap(sweep: pd.DataFrame, value: str = "spearman", title: str = "") -> Figure:
-    """Heatmap of one protocol measure over an alpha x lambda grid (Tab. 12); the paper's choice is outlined."""
-    table = sweep.pivot(index="alpha", columns="lam", values=value).sort_index(ascending=False)
+def _scaled(sweep: pd.DataFrame, x100: bool) -> pd.DataFrame:
+    """The sweep with its correlation and accuracy columns x100 (the paper's tables' scale) when ``x100``."""
+    if not x100:
+        return sweep
+    return sweep.assign(**{c: sweep[c] * 100 for c in ("spearman", "kendall", "pairwise_accuracy") if c in sweep})
+
+
+def sweep_heatmap(sweep: pd.DataFrame, value: str = "spearman", title: str = "", x100: bool = False) -> Figure:
+    """Heatmap of one protocol measure over an alpha x lambda grid (Tab. 12); the paper's choice is outlined.
+    ``x100`` prints correlations and accuracies x100, as the paper's tables do."""
+    table = _scaled(sweep, x100).pivot(index="alpha", columns="lam", values=value).sort_index(ascending=False)
     fig, ax = plt.subplots(figsize=(1.0 + 0.75 * table.shape[1], 0.9 + 0.5 * table.shape[0]))
     image = ax.imshow(table.to_numpy(dtype=float), cmap="viridis", aspect="auto")
+    digits = 0 if value == "violations" else (1 if x100 else 3)
     for (row, col), cell in np.ndenumerate(table.to_numpy(dtype=float)):
-        ax.text(col, row, f"{cell:.3f}" if value != "violations" else f"{cell:.0f}",
-                ha="center", va="center", fontsize=7, color="w")
+        ax.text(col, row, f"{cell:.{digits}f}", ha="center", va="center", fontsize=7, color="w")
     ax.set_xticks(range(table.shape[1]), [f"{lam:g}" for lam in table.columns])
     ax.set_yticks(range(table.shape[0]), [f"{alpha:g}" for alpha in table.index])
     ax.set_xlabel("lambda (neutral weight)")
@@ -193,23 +212,25 @@ def directional_scatter(forward: Sequence[float], backward: Sequence[float], lab
     return fig
 
 
+def _hover_texts(frame: pd.DataFrame, width: int = 140) -> np.ndarray:
+    """Question, gold answer and answer of each row, cut at ``width`` characters, for a hover box."""
+    return frame[["question", "gold_answer", "answer"]].astype(str).apply(
+        lambda column: column.str.slice(0, width)).to_numpy()
+
+
 def interactive_scatter(frame: pd.DataFrame, x: str, y: str, *, label_column: str = "label_semantic",
                         classes: Sequence[str] | None = None, x_title: str = "", y_title: str = "",
-                        title: str = "") -> str:
-    """The points of a static scatter (e.g. :func:`directional_scatter`) as HTML that an offline page can hover:
-    one trace per class in the colours of every figure, and a hover naming the row's question, gold answer,
-    answer, class and both coordinates. plotly.js is loaded from :data:`PLOTLY_JS`; the element id is derived from
-    the data, so re-running a chapter writes the same HTML.
+                        title: str = "") -> "go.Figure":
+    """The points of a static scatter (e.g. :func:`directional_scatter`) as a figure an offline page can hover
+    (:func:`to_html`): one trace per class in the colours of every figure, and a hover naming the row's question,
+    gold answer, answer, class and both coordinates.
 
     Example:
         >>> rows = pd.DataFrame({"question": ["Capital of France?"], "gold_answer": ["Paris"], "answer": ["Lyon"],
         ...                      "label_semantic": ["invalid"], "d_fwd": [0.1], "d_bwd": [0.2]})
-        >>> html = interactive_scatter(rows, "d_fwd", "d_bwd")
-        >>> "plotly-graph-div" in html and PLOTLY_JS in html and "Capital of France?" in html
-        True
+        >>> interactive_scatter(rows, "d_fwd", "d_bwd").data[0].customdata.tolist()
+        [['Capital of France?', 'Paris', 'Lyon']]
     """
-    import hashlib
-
     import plotly.graph_objects as go
 
     labels = frame[label_column].map(normalize_label)
@@ -217,16 +238,163 @@ def interactive_scatter(frame: pd.DataFrame, x: str, y: str, *, label_column: st
     fig = go.Figure()
     for label in shown:
         rows = frame[labels == label]
-        texts = rows[["question", "gold_answer", "answer"]].astype(str).apply(
-            lambda column: column.str.slice(0, 140)).to_numpy()
         fig.add_trace(go.Scatter(
-            x=rows[x], y=rows[y], mode="markers", name=label, customdata=texts,
+            x=rows[x], y=rows[y], mode="markers", name=label, customdata=_hover_texts(rows),
             marker={"color": CLASS_COLORS[label], "size": 7, "line": {"width": 0.5, "color": "#444"}},
             hovertemplate=(f"<b>%{{customdata[0]}}</b><br>gold: %{{customdata[1]}}<br>answer: %{{customdata[2]}}"
                            f"<br>class: {label}<br>{x_title or x}: %{{x:.3f}}<br>{y_title or y}: %{{y:.3f}}"
                            "<extra></extra>")))
     fig.update_layout(title=title, xaxis_title=x_title or x, yaxis_title=y_title or y, width=640, height=520,
                       template="simple_white", legend={"font": {"size": 10}})
+    return fig
+
+
+def interactive_distributions(frame: pd.DataFrame, metrics: Sequence[str], label_column: str = "label_semantic",
+                              title: str = "") -> "go.Figure":
+    """Fig. 3 to explore: per class a box and its examples as dots, classes top-down in Eq. 1 order; with more
+    than one metric a menu switches the metric. Hovering a dot names its question, gold answer, answer, class and
+    the row's score under every metric, so an outlier can be read, not only seen.
+
+    Example:
+        >>> rows = pd.DataFrame({"question": ["Q?", "Q?"], "gold_answer": ["Paris", "Paris"],
+        ...                      "answer": ["Paris", "Lyon"], "label_semantic": ["exact", "invalid"],
+        ...                      "cap": [0.97, 0.12], "bleu": [1.0, 0.0]})
+        >>> fig = interactive_distributions(rows, ["cap", "bleu"])
+        >>> [trace.name for trace in fig.data], list(fig.data[1].x)
+        (['exact', 'invalid'], [0.12])
+        >>> [button.label for button in fig.layout.updatemenus[0].buttons]
+        ['CAP', 'BLEU']
+    """
+    import plotly.graph_objects as go
+
+    labels = frame[label_column].map(normalize_label)
+    present = [label for label in LABELS if label in set(labels)]
+    printed = [PRINTED_METRIC.get(m, m) for m in metrics]
+    scores_line = " · ".join(f"{name} %{{customdata[{3 + i}]:.3f}}" for i, name in enumerate(printed))
+    fig = go.Figure()
+    for label in present:
+        rows = frame[labels == label]
+        customdata = np.concatenate([_hover_texts(rows).astype(object),
+                                     rows[list(metrics)].to_numpy(dtype=float).astype(object)], axis=1)
+        fig.add_trace(go.Box(
+            x=rows[metrics[0]], y=[label] * len(rows), name=label, orientation="h", boxpoints="all",
+            jitter=0.5, pointpos=0, fillcolor=CLASS_COLORS[label], line={"color": "#444", "width": 1},
+            marker={"color": "#333", "size": 4, "opacity": 0.6}, customdata=customdata,
+            hovertemplate=(f"<b>%{{customdata[0]}}</b><br>gold: %{{customdata[1]}}<br>answer: %{{customdata[2]}}"
+                           f"<br>class: {label}<br>{scores_line}<extra></extra>")))
+    menus = []
+    if len(metrics) > 1:
+        buttons = [{"label": name, "method": "restyle",
+                    "args": [{"x": [frame.loc[labels == label, metric].tolist() for label in present]},
+                             list(range(len(present)))]} for metric, name in zip(metrics, printed)]
+        menus = [{"buttons": buttons, "direction": "down", "x": 0.0, "xanchor": "left", "y": 1.12,
+                  "yanchor": "bottom", "showactive": True}]
+    fig.update_layout(
+        title={"text": title or "Score per class (boxes: quartiles; dots: examples; hover a dot)", "x": 0.5},
+        xaxis={"title": "score" if len(metrics) > 1 else printed[0], "range": [-0.02, 1.02]},
+        yaxis={"categoryorder": "array", "categoryarray": list(reversed(present))},
+        updatemenus=menus, showlegend=False, width=720, height=120 + 48 * len(present), template="simple_white",
+        margin={"t": 110 if menus else 60})
+    return fig
+
+
+def interactive_violation_matrix(class_means: Mapping[str, float], counts: Mapping[str, int] | None = None,
+                                 title: str = "") -> "go.Figure":
+    """The 25-pair matrix of :func:`violation_matrix` to explore: hovering a cell names the two classes, their
+    mean scores (and row counts when ``counts`` is given), the difference, and whether Eq. 1 is respected.
+
+    Example:
+        >>> fig = interactive_violation_matrix(MEANS_EXAMPLE)
+        >>> int(np.sum(np.array(fig.data[0].z, dtype=float) <= 0))   # alternative <= OV, <= partial; OV <= partial
+        3
+    """
+    import plotly.graph_objects as go
+
+    means = {normalize_label(label): float(value) for label, value in class_means.items()}
+    n = {normalize_label(label): int(value) for label, value in (counts or {}).items()}
+    grid = np.full((len(LABELS), len(LABELS)), np.nan)
+    hover = np.full((len(LABELS), len(LABELS)), "", dtype=object)
+    text = np.full((len(LABELS), len(LABELS)), "", dtype=object)
+    index = {label: i for i, label in enumerate(LABELS)}
+    for higher, lower in STRICT_PAIRS:
+        if higher in means and lower in means:
+            row, col = index[higher], index[lower]
+            difference = means[higher] - means[lower]
+            grid[row, col] = difference
+            verdict = "respected" if difference > 0 else "<b>violation</b>: the lower class scores as high or higher"
+            sizes = [f" (n={n[c]})" if c in n else "" for c in (higher, lower)]
+            hover[row, col] = (f"should score higher: {higher}{sizes[0]}, mean {means[higher]:.3f}<br>"
+                               f"should score lower: {lower}{sizes[1]}, mean {means[lower]:.3f}<br>"
+                               f"difference {difference:+.3f}: {verdict}")
+            text[row, col] = f"{difference:+.2f}" + (" ✗" if difference <= 0 else "")
+    limit = float(np.nanmax(np.abs(grid))) if np.isfinite(grid).any() else 1.0
+    short = [ABBREVIATIONS[label] for label in LABELS]
+    fig = go.Figure(go.Heatmap(
+        z=grid, x=short, y=short, customdata=hover, text=text, texttemplate="%{text}", colorscale="RdBu",
+        zmin=-limit, zmax=limit, hovertemplate="%{customdata}<extra></extra>", hoverongaps=False))
+    violations = int(np.sum(grid <= 0))
+    fig.update_layout(
+        title=title or f"mean(higher) - mean(lower): {violations}/25 violations (✗)",
+        xaxis={"title": "lower class", "side": "bottom"}, yaxis={"title": "higher class", "autorange": "reversed"},
+        width=620, height=560, template="simple_white")
+    return fig
+
+
+def interactive_sweep(sweep: pd.DataFrame, value: str = "spearman", title: str = "",
+                      x100: bool = False) -> "go.Figure":
+    """The alpha/lambda heatmap of :func:`sweep_heatmap` to explore: colour is ``value``, and hovering a cell gives
+    every protocol measure at that setting (Spearman, pairwise accuracy, violations); the paper's setting
+    (alpha = 0.85, lambda = 0.30) is outlined. ``x100`` as in :func:`sweep_heatmap`.
+
+    Example:
+        >>> grid = pd.DataFrame([{"alpha": a, "lam": l, "spearman": a + l, "pairwise_accuracy": a,
+        ...                       "violations": 1} for a in (0.5, 0.85) for l in (0.0, 0.3)])
+        >>> interactive_sweep(grid).data[0].z.tolist()[0]    # top row: alpha = 0.85
+        [0.85, 1.15]
+    """
+    import plotly.graph_objects as go
+
+    sweep = _scaled(sweep, x100)
+    measures = [m for m in ("spearman", "pairwise_accuracy", "violations") if m in sweep.columns]
+    tables = {m: sweep.pivot(index="alpha", columns="lam", values=m).sort_index(ascending=False) for m in measures}
+    table = sweep.pivot(index="alpha", columns="lam", values=value).sort_index(ascending=False)
+    customdata = np.stack([tables[m].to_numpy(dtype=float) for m in measures], axis=-1)
+    digits = 1 if x100 else 3
+    formats = {"spearman": f"Spearman %{{customdata[I]:.{digits}f}}",
+               "pairwise_accuracy": f"pairwise accuracy %{{customdata[I]:.{digits}f}}",
+               "violations": "violations %{customdata[I]:.0f}/25"}
+    lines = "<br>".join(formats[m].replace("[I]", f"[{i}]") for i, m in enumerate(measures))
+    fig = go.Figure(go.Heatmap(
+        z=table.to_numpy(dtype=float), x=[f"{lam:g}" for lam in table.columns], y=[f"{a:g}" for a in table.index],
+        customdata=customdata, colorscale="Viridis",
+        texttemplate=f"%{{z:.{0 if value == 'violations' else digits}f}}",
+        hovertemplate=f"alpha %{{y}}, lambda %{{x}}<br>{lines}<extra></extra>"))
+    rows, columns = list(table.index), list(table.columns)
+    for row, alpha in enumerate(rows):
+        for col, lam in enumerate(columns):
+            if np.isclose(alpha, 0.85) and np.isclose(lam, 0.30):
+                fig.add_shape(type="rect", x0=col - 0.5, x1=col + 0.5, y0=row - 0.5, y1=row + 0.5,
+                              line={"color": "red", "width": 3})
+    fig.update_layout(
+        title=title or f"{value} over the alpha/lambda grid (red: the paper's setting)",
+        xaxis={"title": "lambda (neutral weight)", "type": "category"},
+        yaxis={"title": "alpha (weight of D(g->p))", "type": "category", "autorange": "reversed"},
+        width=640, height=120 + 45 * len(rows), template="simple_white")
+    return fig
+
+
+def to_html(fig: "go.Figure") -> str:
+    """A plotly figure as an HTML fragment for a chapter page: plotly.js is loaded from :data:`PLOTLY_JS` (shipped
+    with the book, never a CDN), and the element id is derived from the figure, so re-running a chapter writes
+    the same HTML.
+
+    Example:
+        >>> html = to_html(interactive_violation_matrix(MEANS_EXAMPLE))
+        >>> PLOTLY_JS in html and html == to_html(interactive_violation_matrix(MEANS_EXAMPLE))
+        True
+    """
+    import hashlib
+
     identity = hashlib.sha256(fig.to_json().encode("utf-8")).hexdigest()[:12]
     return fig.to_html(full_html=False, include_plotlyjs=PLOTLY_JS, div_id=f"caplib-{identity}",
                        config={"displaylogo": False})

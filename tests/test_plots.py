@@ -131,11 +131,65 @@ def test_interactive_scatter_hovers_each_rows_texts_and_is_deterministic():
                          "gold_answer": ["Paris", "Jupiter", "100 C"], "answer": ["Lyon", "Jupiter", "at 100 C"],
                          "label_semantic": ["invalid", "exact", "partial"],
                          "fwd": [0.1, 0.95, 0.7], "bwd": [0.2, 0.9, 0.3]})
-    html = plots.interactive_scatter(rows, "fwd", "bwd", classes=["exact", "partial"], x_title="D(g -> p)")
-    assert html == plots.interactive_scatter(rows, "fwd", "bwd", classes=["exact", "partial"], x_title="D(g -> p)")
+    html = plots.to_html(plots.interactive_scatter(rows, "fwd", "bwd", classes=["exact", "partial"],
+                                                   x_title="D(g -> p)"))
+    assert html == plots.to_html(plots.interactive_scatter(rows, "fwd", "bwd", classes=["exact", "partial"],
+                                                           x_title="D(g -> p)"))
     assert f'src="{plots.PLOTLY_JS}"' in html and "cdn" not in html.lower()
     traces = json.loads(re.search(r"Plotly\.newPlot\(\s*\"[^\"]+\",\s*(\[.*?\]),\s*\{", html, re.S).group(1))
     assert [trace["name"] for trace in traces] == ["exact", "partial"]  # the invalid row is not shown
     assert traces[1]["customdata"] == [["Boiling point of water?", "100 C", "at 100 C"]]
     assert traces[1]["marker"]["color"] == plots.CLASS_COLORS["partial"]
     assert "class: partial" in traces[1]["hovertemplate"] and "D(g -> p)" in traces[1]["hovertemplate"]
+
+
+def _hover_rows() -> pd.DataFrame:
+    rng = np.random.default_rng(3)
+    labels = [label for label in LABELS for _ in range(3)]
+    return pd.DataFrame({"question": [f"q{i}?" for i in range(len(labels))], "gold_answer": "gold",
+                         "answer": [f"a{i}" for i in range(len(labels))], "label_semantic": labels,
+                         "cap": rng.uniform(size=len(labels)), "bleu": rng.uniform(size=len(labels))})
+
+
+def test_interactive_distributions_hover_names_the_row_and_the_menu_switches_metric():
+    rows = _hover_rows()
+    fig = plots.interactive_distributions(rows, ["cap", "bleu"])
+    assert [trace.name for trace in fig.data] == list(LABELS)  # Eq. 1 order, every class present
+    partial = rows[rows["label_semantic"] == "partial"]
+    trace = fig.data[LABELS.index("partial")]
+    assert np.allclose(trace.x, partial["cap"])
+    # hover: question, gold, answer, then the row's score under every metric
+    assert [list(row[:3]) for row in trace.customdata] == partial[["question", "gold_answer", "answer"]].values.tolist()
+    assert np.allclose(np.array([row[3:] for row in trace.customdata], dtype=float), partial[["cap", "bleu"]])
+    assert "CAP %{customdata[3]:.3f} · BLEU %{customdata[4]:.3f}" in trace.hovertemplate
+    bleu = fig.layout.updatemenus[0].buttons[1]
+    assert bleu.label == "BLEU"
+    assert np.allclose(bleu.args[0]["x"][LABELS.index("partial")], partial["bleu"])
+    assert list(fig.layout.yaxis.categoryarray) == list(reversed(LABELS))  # exact on top
+    assert not plots.interactive_distributions(rows, ["cap"]).layout.updatemenus  # one metric: no menu
+
+
+def test_interactive_violation_matrix_agrees_with_the_static_one_and_names_both_classes():
+    fig = plots.interactive_violation_matrix(MEANS, counts={"OV": 7})
+    grid = np.array(fig.data[0].z, dtype=float)
+    assert int(np.sum(grid <= 0)) == 3 and np.isfinite(grid).sum() == 25
+    assert "3/25 violations" in fig.layout.title.text
+    ov, part = LABELS.index("overinclusive_valid"), LABELS.index("partial")
+    assert np.isclose(grid[ov, part], 0.5 - 0.6)
+    hover = fig.data[0].customdata[ov][part]
+    assert "overinclusive_valid (n=7), mean 0.500" in hover and "partial, mean 0.600" in hover
+    assert "violation" in hover and fig.data[0].text[ov][part] == "-0.10 ✗"
+    exact, contra = LABELS.index("exact"), LABELS.index("contradictory")
+    assert "respected" in fig.data[0].customdata[exact][contra]
+
+
+def test_interactive_sweep_hovers_every_measure_and_outlines_the_papers_setting():
+    grid = pd.DataFrame([{"alpha": a, "lam": l, "spearman": a + l, "pairwise_accuracy": a * l, "violations": 2}
+                         for a in (0.5, 0.85) for l in (0.0, 0.3)])
+    fig = plots.interactive_sweep(grid, "pairwise_accuracy")
+    assert list(fig.data[0].y) == ["0.85", "0.5"]
+    assert np.allclose(np.array(fig.data[0].z, dtype=float), [[0.0, 0.255], [0.0, 0.15]])
+    cell = np.array(fig.data[0].customdata, dtype=float)[0, 1]   # alpha 0.85, lambda 0.3
+    assert np.allclose(cell, [1.15, 0.255, 2])
+    (outline,) = fig.layout.shapes
+    assert (outline.x0, outline.y0) == (0.5, -0.5)   # column 1 (lambda 0.3), row 0 (alpha 0.85)

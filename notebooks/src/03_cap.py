@@ -41,7 +41,7 @@ record_to = "03_cap.numbers.json"
 # %% tags=["hide-input"]
 import numpy as np
 import pandas as pd
-from IPython.display import Markdown, display
+from IPython.display import HTML, Markdown, display
 
 from caplib import book, data, datasets, evaluation, paper, plots
 from caplib.cap import cap
@@ -162,7 +162,16 @@ if scorer is not None:
     measures = book.class_summary(frame["cap"], frame["label_semantic"])
     numbers["cap"] = {"split": split, "n": int(len(frame)), **measures, "signature": signature}
     display(Markdown(f"`{signature}`"))
+    display(Markdown("CAP per class (Fig. 3's CAP panel): hover over a dot to read its question, gold answer and "
+                     "answer; the static figure follows, folded."))
+    display(HTML(plots.to_html(plots.interactive_distributions(frame, ["cap"]))))
+
+# %% tags=["hide-output"]
+if scorer is not None:
     display(plots.class_distributions(frame, ["cap"]))
+
+# %%
+if scorer is not None:
     beside = pd.DataFrame({"this run": pd.Series(measures["class_means"]) * 100,
                            "paper (Tab. 17, synthetic labels)": pd.Series(paper.reported_class_means(17, "Synthetic"))})
     display(Markdown("Mean CAP per class (×100), in the order of Eq. 1, beside the paper's Tab. 17:"))
@@ -181,8 +190,9 @@ if scorer is not None and len(validation_rows):
                         cap_scorer=scorer).frame
     forward, backward = book.probabilities(parts)  # CAP is recomputed from these over the grid
     grid = sweep(forward, backward, parts["label_semantic"])
-    display(plots.sweep_heatmap(grid, "spearman", title="Spearman over the grid (validation split)"))
-    display(plots.sweep_heatmap(grid, "pairwise_accuracy", title="Pairwise accuracy over the grid (validation split)"))
+    display(HTML(plots.to_html(plots.interactive_sweep(
+        grid, "spearman", x100=True,
+        title="Spearman x100 over the grid (validation split); hover a cell for every measure"))))
     reported = paper.load_table(12)
     display(reported)
     best = grid.sort_values(["spearman", "pairwise_accuracy"], ascending=False).iloc[0]
@@ -199,6 +209,12 @@ if scorer is not None and len(validation_rows):
         f"{at_paper['pairwise_accuracy']:.3f}, {int(at_paper['violations'])}/25 violations. The paper's sweep "
         f"(above, ×100) peaks at its chosen setting; we do **not** re-select α and λ here — every chapter reports "
         f"the paper's values, as a reproduction should."))
+
+# %% tags=["hide-output"]
+if scorer is not None and len(validation_rows):
+    display(plots.sweep_heatmap(grid, "spearman", title="Spearman over the grid (validation split)", x100=True))
+    display(plots.sweep_heatmap(grid, "pairwise_accuracy", title="Pairwise accuracy over the grid (validation split)",
+                                x100=True))
 
 # %%
 book.record(numbers, record_to)

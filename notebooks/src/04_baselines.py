@@ -42,7 +42,7 @@ record_to = "04_baselines.numbers.json"  # where this chapter records its key nu
 
 # %% tags=["hide-input"]
 import pandas as pd
-from IPython.display import Markdown, display
+from IPython.display import HTML, Markdown, display
 
 from caplib import book, evaluation, paper, plots
 
@@ -196,8 +196,13 @@ elif scores.available:
 
 # %%
 if scores.available:
-    fig = plots.class_distributions(scores.frame, run, columns=4)
-    display(fig)
+    display(Markdown("Choose the metric in the menu; hover over a dot to read its question, gold answer, answer and "
+                     "its score under every metric. The static figure (all panels) follows, folded."))
+    display(HTML(plots.to_html(plots.interactive_distributions(scores.frame, run))))
+
+# %% tags=["hide-output"]
+if scores.available:
+    display(plots.class_distributions(scores.frame, run, columns=4))
 
 # %% [markdown]
 # ## Discussion

@@ -37,11 +37,11 @@ record_to = "05_monotonicity.numbers.json"  # where this chapter records its key
 
 # %% tags=["hide-input"]
 import pandas as pd
-from IPython.display import Markdown, display
+from IPython.display import HTML, Markdown, display
 
 from caplib import book, evaluation, paper, plots
 from caplib.evaluation import pair_name
-from caplib.taxonomy import LABELS, SEVERITY
+from caplib.taxonomy import LABELS, SEVERITY, normalize_label
 
 # a bad parameter stops the chapter here with one line naming it and its valid values, before any work
 book.check_parameters(profile=profile, split=split, row_limit=row_limit, seed=seed, n_resamples=n_resamples,
@@ -97,13 +97,24 @@ if scores.available:
     best = min([m for m in baselines_run if m != "shortcut"], key=lambda m: (table.loc[m, "violations"], -table.loc[m, "spearman"]),
                default=None)
     numbers["best_baseline"] = best
-    for m in (["cap"] if "cap" in run else []) + ([best] if best else []):
-        fig = plots.violation_matrix(means[m], title=f"{plots.PRINTED_METRIC[m]}: mean(higher) - mean(lower), "
-                                                     f"{int(table.loc[m, 'violations'])}/"
-                                                     f"{int(table.loc[m, 'ordered_pairs'])} violations (hatched)")
-        display(fig)
+    shown = (["cap"] if "cap" in run else []) + ([best] if best else [])
+    counts = scores.frame["label_semantic"].map(normalize_label).value_counts().to_dict()
+    display(Markdown("Hover over a cell to see the two classes, their means and sizes, and the difference; the "
+                     "static figures follow, folded."))
+    for m in shown:
+        display(HTML(plots.to_html(plots.interactive_violation_matrix(
+            means[m], counts, title=f"{plots.PRINTED_METRIC[m]}: mean(higher) - mean(lower), "
+                                    f"{int(table.loc[m, 'violations'])}/{int(table.loc[m, 'ordered_pairs'])} "
+                                    f"violations (✗)"))))
     if "cap" not in run:
         display(Markdown(scores.not_run("cap")))
+
+# %% tags=["hide-output"]
+if scores.available:
+    for m in shown:
+        display(plots.violation_matrix(means[m], title=f"{plots.PRINTED_METRIC[m]}: mean(higher) - mean(lower), "
+                                                       f"{int(table.loc[m, 'violations'])}/"
+                                                       f"{int(table.loc[m, 'ordered_pairs'])} violations (hatched)"))
 
 # %% [markdown]
 # ## Tab. 14: violation counts and rates

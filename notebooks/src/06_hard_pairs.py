@@ -135,14 +135,16 @@ if "cap" in run:
 
 # %%
 if "cap" in run:
+    display(Markdown("Hover over a point to see its question, gold answer, answer and scores (click a class in the "
+                     "legend to hide it); the static figure with the iso-CAP lines follows, folded."))
+    display(HTML(plots.to_html(plots.interactive_scatter(frame, "cap_d_forward", "cap_d_backward", classes=focus,
+                                                         x_title="D(g -> p)", y_title="D(p -> g)"))))
+
+# %% tags=["hide-output"]
+if "cap" in run:
     alpha = load_profile(profile).alpha
-    fig = plots.directional_scatter(frame["cap_d_forward"], frame["cap_d_backward"], labels, classes=focus,
-                                    alpha=alpha)
-    display(fig)
-    display(Markdown("The same points to explore: hover over one to see its question, gold answer, answer and "
-                     "scores (click a class in the legend to hide it)."))
-    display(HTML(plots.interactive_scatter(frame, "cap_d_forward", "cap_d_backward", classes=focus,
-                                           x_title="D(g -> p)", y_title="D(p -> g)")))
+    display(plots.directional_scatter(frame["cap_d_forward"], frame["cap_d_backward"], labels, classes=focus,
+                                      alpha=alpha))
 
 # %% [markdown]
 # ## Moving alpha
