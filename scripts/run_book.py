@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 
 import papermill
+from traitlets.config import Config
 
 from caplib.checkpoints import sha256_of
 from caplib.lock import LockError, directory_hashes, verify_lock
@@ -62,6 +63,9 @@ def run_chapter(notebook: Path, parameters: dict, timeout: int) -> float:
         execution_timeout=timeout,
         progress_bar=False,
         report_mode=False,
+        # the kernel talks over local IPC sockets, not TCP: nothing listens on a port, and ipykernel has no reason
+        # to warn "Kernel is running over TCP without encryption" in every chapter's log
+        config=Config({"KernelManager": {"transport": "ipc"}}),
     )
     fold_parameters(OUTPUT / notebook.name)
     return time.perf_counter() - start

@@ -5,13 +5,13 @@
 # hard neighbouring pairs of Eq. 1 (Tab. 4: equivalent > partial, overinclusive-valid > partial,
 # overinclusive-valid > overinclusive-invalid, alternative-correct > invalid), most baselines fall to or below
 # chance. CAP is the best on three of them, but on **OV > Part it is the most inverted metric (16.34)**. The paper
-# traces this to Eq. 3's asymmetry: with alpha = 0.85 the direction gold -> prediction dominates. A *partial*
-# answer is entailed by the gold, so D(g->p) is high and CAP is high; an *overinclusive-valid* answer adds content
-# the gold does not support, so D(g->p) is mostly neutral (weighted by lambda = 0.30), and its strong
-# D(p->g) enters with weight 0.15 only.
+# traces this to Eq. 3's asymmetry: with $\alpha = 0.85$ the direction gold -> prediction dominates. A *partial*
+# answer is entailed by the gold, so $D(g \to p)$ is high and CAP is high; an *overinclusive-valid* answer adds content
+# the gold does not support, so $D(g \to p)$ is mostly neutral (weighted by $\lambda = 0.30$), and its strong
+# $D(p \to g)$ enters with weight 0.15 only.
 #
 # This chapter puts Tab. 4 beside this run for every metric, decomposes CAP into its two directions per class, and
-# recomputes CAP for several alpha from the stored components, to see how OV > Part moves with the weighting.
+# recomputes CAP for several $\alpha$ from the stored components, to see how OV > Part moves with the weighting.
 
 # %% tags=["parameters", "hide-input"]
 profile = "offline"  # "offline" (packaged models, bundled sample) or "paper" (official data, Hub checkpoints)
@@ -44,7 +44,7 @@ from IPython.display import HTML, Markdown, display
 from caplib import book, evaluation, paper, plots
 from caplib.cap import PROBABILITY_COMPONENTS, cap
 from caplib.profiles import load_profile
-from caplib.taxonomy import LABELS
+from caplib.taxonomy import LABELS, normalize_label
 
 # a bad parameter stops the chapter here with one line naming it and its valid values, before any work
 book.check_parameters(profile=profile, split=split, seed=seed, n_resamples=n_resamples, row_limit=row_limit,
@@ -109,10 +109,10 @@ elif scores.available:
 
 # %% [markdown]
 # ## The two directions, class by class
-# Per-class means (x100) of the directional scores of Eq. 2, D(g->p) (gold statement as premise: is the
-# prediction supported by the gold?) and D(p->g) (is the gold recovered from the prediction?), with the NLI
-# probabilities behind them. The paper's mechanism predicts, for `partial`, high D(g->p) and low D(p->g); for
-# `overinclusive_valid` the mirror image: mostly neutral g->p, entailed p->g.
+# Per-class means (x100) of the directional scores of Eq. 2, $D(g \to p)$ (gold statement as premise: is the
+# prediction supported by the gold?) and $D(p \to g)$ (is the gold recovered from the prediction?), with the NLI
+# probabilities behind them. The paper's mechanism predicts, for `partial`, high $D(g \to p)$ and low $D(p \to g)$; for
+# `overinclusive_valid` the mirror image: mostly neutral $g \to p$, entailed $p \to g$.
 
 # %%
 if "cap" in run:
@@ -128,10 +128,10 @@ if "cap" in run:
                                                                    subset=["D(g->p) - D(p->g)"], vmin=-60, vmax=60))
 
 # %% [markdown]
-# The scatter shows each example of the focus classes at (D(g->p), D(p->g)); the X marks the class mean. The dashed
-# lines join points of equal CAP at the profile's alpha: the steeper they are, the more the horizontal position
-# alone decides the rank. A class whose mass lies to the right (high D(g->p)) outranks one that lies high (high
-# D(p->g)), whatever the taxonomy says.
+# The scatter shows each example of the focus classes at ($D(g \to p)$, $D(p \to g)$); the X marks the class mean. The dashed
+# lines join points of equal CAP at the profile's $\alpha$: the steeper they are, the more the horizontal position
+# alone decides the rank. A class whose mass lies to the right (high $D(g \to p)$) outranks one that lies high (high
+# $D(p \to g)$), whatever the taxonomy says.
 
 # %%
 if "cap" in run:
@@ -147,14 +147,14 @@ if "cap" in run:
                                       alpha=alpha))
 
 # %% [markdown]
-# ## Moving alpha
+# ## Moving $\alpha$
 # CAP is linear in its two directional scores (Eq. 3), so it can be recomputed from the stored NLI probabilities
-# for any alpha, without running the NLI model again (`caplib.cap.cap`). Alpha = 1 keeps only g->p, alpha = 0.5
-# weighs both directions equally. The paper's sweep (Tab. 12, validation split) found alpha = 0.85 best on
-# Spearman's rho and pairwise accuracy, but it does not report the hard pairs per alpha; the row at the profile's
-# alpha reproduces the CAP row of Tab. 4 above. One more column, partial > overinclusive-invalid (not a Tab. 4
-# pair), shows the other side of the trade: an OI answer contains the whole gold, so it recovers the gold (p->g)
-# better than a partial one, and weighting p->g more helps OI there.
+# for any $\alpha$, without running the NLI model again (`caplib.cap.cap`). $\alpha = 1$ keeps only $g \to p$, $\alpha = 0.5$
+# weighs both directions equally. The paper's sweep (Tab. 12, validation split) found $\alpha = 0.85$ best on
+# Spearman's $\rho$ and pairwise accuracy, but it does not report the hard pairs per $\alpha$; the row at the profile's
+# $\alpha$ reproduces the CAP row of Tab. 4 above. One more column, partial > overinclusive-invalid (not a Tab. 4
+# pair), shows the other side of the trade: an OI answer contains the whole gold, so it recovers the gold ($p \to g$)
+# better than a partial one, and weighting $p \to g$ more helps OI there.
 
 # %%
 if "cap" in run:
@@ -163,14 +163,16 @@ if "cap" in run:
     assert np.allclose(cap(forward, backward, alpha=alpha, lam=lam), frame["cap"]), "components do not give CAP"
     sweep = {}
     for a in alphas:
-        scores = cap(forward, backward, alpha=a, lam=lam)
-        spearman, _ = evaluation.rank_correlation(scores, labels)
-        sweep[a] = {**{pair: 100 * value for pair, value in evaluation.hard_pair_accuracy(scores, labels).items()},
-                    "Part>OI": 100 * evaluation.pairwise_accuracy(scores, labels,
+        recomputed = cap(forward, backward, alpha=a, lam=lam)
+        spearman, _ = evaluation.rank_correlation(recomputed, labels)
+        sweep[a] = {**{pair: 100 * value
+                       for pair, value in evaluation.hard_pair_accuracy(recomputed, labels).items()},
+                    "Part>OI": 100 * evaluation.pairwise_accuracy(recomputed, labels,
                                                                   pairs=[("partial", "overinclusive_invalid")]),
-                    "spearman": 100 * spearman, "pairwise_accuracy": 100 * evaluation.pairwise_accuracy(scores, labels),
-                    "violations": len(evaluation.monotonicity_violations(evaluation.class_means(scores, labels),
-                                                                         missing="skip"))}
+                    "spearman": 100 * spearman,
+                    "pairwise_accuracy": 100 * evaluation.pairwise_accuracy(recomputed, labels),
+                    "violations": len(evaluation.monotonicity_violations(
+                        evaluation.class_means(recomputed, labels), missing="skip"))}
     by_alpha = pd.DataFrame(sweep).T
     numbers["alpha_sweep"] = {f"{a:g}": values for a, values in sweep.items()}
     numbers["lam"] = lam
@@ -188,17 +190,19 @@ if "cap" in run:
 # %% [markdown]
 # ## Discussion
 # **The mechanism.** Whether the inversion appears depends on where the NLI model puts the two classes. If partial
-# answers sit to the right of OV in the scatter (higher D(g->p)) and OV sits above them (higher D(p->g)), then CAP's
-# ranking of the pair follows from alpha alone: at alpha = 0.85 the horizontal position wins and OV > Part is
-# inverted; lowering alpha gives the vertical position more weight and the inversion shrinks. The price is paid on
+# answers sit to the right of OV in the scatter (higher $D(g \to p)$) and OV sits above them (higher $D(p \to g)$), then CAP's
+# ranking of the pair follows from $\alpha$ alone: at $\alpha = 0.85$ the horizontal position wins and OV > Part is
+# inverted; lowering $\alpha$ gives the vertical position more weight and the inversion shrinks. The price is paid on
 # pairs whose lower class recovers the gold better than the higher one (partial vs overinclusive-invalid), and the
-# Spearman and pairwise-accuracy columns show the net effect, on which the paper chose alpha (Tab. 12).
-# **Why numbers differ.** The offline backbone was trained on statement pairs derived from multiple-choice QA, with
-# rules that mimic the taxonomy's relations (`caplib.offline_nli.PAIR_KINDS`): "the answer plus added content" is
-# labelled neutral in g->p and entailment in p->g, and "a narrower answer" the reverse; a model that learned those
-# rules should show the paper's asymmetry. The data hold about a hundred examples per class, authored for this
-# book, and each question contributes one candidate per class, so every pair comparison mixes questions of very
-# different difficulty, as in the paper.
+# Spearman and pairwise-accuracy columns show the net effect, on which the paper chose $\alpha$ (Tab. 12).
+#
+# **Why the numbers differ from the paper's.** The offline backbone (a MiniLM cross-encoder, not DeBERTa-v3-large)
+# was trained on an NLI corpus authored for this book to the SNLI/MNLI protocol, where "the statement plus an
+# unsupported detail" is neutral from the statement and entails it in the reverse direction, and "a narrower
+# answer" the reverse (`data/nli/`, `caplib.offline_nli`): a model that learned those relations shows the paper's
+# asymmetry, more or less sharply than DeBERTa. The data hold about a hundred examples per class, authored for
+# this book, and each question contributes one candidate per class, so every pair comparison mixes questions of
+# very different difficulty, as in the paper; the bootstrap interval above is the honest error bar.
 
 # %%
 if "cap" in run:
@@ -221,9 +225,64 @@ book.record(numbers, record_to)
 
 # %% [markdown]
 # ## Exercises
-# 1. Set `alphas = [0.0, 0.15, 0.3, 0.5]`. At which alpha does OV > Part cross 50, and what happens to Eq > Part
-#    and OV > OI on the way?
-# 2. Set `focus = ["overinclusive_valid", "overinclusive_invalid"]`. The two classes differ only in whether the
-#    extra content is true: which direction separates them, and why is that the direction alpha favours?
-# 3. Set `metrics = ["cap", "meteor"]`. METEOR is the only metric of Tab. 4 above chance on OV > Part in the paper;
-#    its recall-weighted F-mean rewards a candidate that contains all gold words. Does it keep that edge here?
+# Each says whether it needs parameters only or a code edit; the solutions below are computed from this run (CAP is
+# recomputed from the NLI probabilities in hand, so they cost no new NLI pass). Open them after trying.
+#
+# 1. *(parameters only: `-y 'alphas: [0.0, 0.15, 0.3, 0.5]'`)* Tab. 4 above gives CAP's OV > Part accuracy at
+#    $\alpha = 0.85$ in this run (the paper: 16.34). At which $\alpha$ does it reach 50, and what do Eq > Part and
+#    the overall pairwise accuracy pay for it?
+# 2. *(parameters only: `-y 'focus: [overinclusive_valid, overinclusive_invalid]'`)* OV and OI differ only in
+#    whether the extra content is true. Which direction, $D(g \to p)$ or $D(p \to g)$, separates them in this run?
+# 3. *(parameters only: `-y 'metrics: [cap, meteor]'`)* METEOR is the only metric of Tab. 4 above chance on
+#    OV > Part in the paper. Does it keep that edge here, and why would a recall-weighted F-mean have it?
+# 4. *(a code edit: the `lam` of the "Moving $\alpha$" cell)* The neutral weight $\lambda$ is the other lever: an OV
+#    answer is mostly *neutral* from the gold. How does OV > Part move with $\lambda$ at the profile's $\alpha$?
+
+# %% tags=["hide-cell"]
+if "cap" in run and {"overinclusive_valid", "partial"} <= set(labels.map(normalize_label)):
+    def pair_accuracy(values, higher="overinclusive_valid", lower="partial"):
+        return 100 * evaluation.pairwise_accuracy(values, labels, pairs=[(higher, lower)])
+
+    fine = np.round(np.arange(0.0, 1.0001, 0.05), 2)
+    by_fine_alpha = pd.DataFrame({a: {"OV>Part": pair_accuracy(cap(forward, backward, a, lam)),
+                                      "Eq>Part": pair_accuracy(cap(forward, backward, a, lam), "equivalent"),
+                                      "pairwise": 100 * evaluation.pairwise_accuracy(cap(forward, backward, a, lam),
+                                                                                      labels)}
+                                  for a in fine}).T
+    crossing = by_fine_alpha.index[by_fine_alpha["OV>Part"] >= 50]
+    at_profile = by_fine_alpha.loc[min(fine, key=lambda a: abs(a - alpha))]
+    if len(crossing):
+        reached = by_fine_alpha.loc[crossing.max()]
+        answer1 = (f"OV > Part is at or above 50 for $\\alpha \\le {crossing.max():g}$ "
+                   f"({reached['OV>Part']:.1f} there, {at_profile['OV>Part']:.1f} at {alpha:g}); Eq > Part moves "
+                   f"from {at_profile['Eq>Part']:.1f} to {reached['Eq>Part']:.1f} and pairwise accuracy from "
+                   f"{at_profile['pairwise']:.1f} to {reached['pairwise']:.1f}.")
+    else:
+        answer1 = (f"OV > Part never reaches 50 on the grid 0, 0.05, ..., 1 (its best: "
+                   f"{by_fine_alpha['OV>Part'].max():.1f} at $\\alpha = {by_fine_alpha['OV>Part'].idxmax():g}$).")
+    direction = {"$D(g \\to p)$ alone": pair_accuracy(frame["cap_d_forward"], "overinclusive_valid",
+                                                  "overinclusive_invalid"),
+                 "$D(p \\to g)$ alone": pair_accuracy(frame["cap_d_backward"], "overinclusive_valid",
+                                                  "overinclusive_invalid")}
+    meteor = ((f"METEOR's OV > Part: {numbers['tab4']['meteor']['OV>Part']:.1f} in this run, "
+               f"{reported.loc['METEOR', 'OV>Part']:.2f} in the paper.")
+              if "meteor" in run else "METEOR did not run here (`metrics`), so exercise 3 has no number.")
+    by_lam = {value: pair_accuracy(cap(forward, backward, alpha, value)) for value in (0.0, 0.15, 0.3, 0.5, 0.7, 1.0)}
+    display(Markdown(
+        f"**Solutions.**\n\n1. {answer1}\n"
+        f"2. OV > OI accuracy with one direction only: "
+        + ", ".join(f"{name} {value:.1f}" for name, value in direction.items())
+        + ". Near 50 means that direction cannot tell the two apart: whether the added content is true is not in "
+          "the gold statement, so neither entailment direction can see it; only the NLI model's world knowledge "
+          "(a contradiction it recognises) could.\n"
+        f"3. {meteor} METEOR's F-mean weights recall 9:1, and an OV answer contains every gold word while a "
+          "partial one lacks some, so recall alone orders the pair correctly.\n"
+        f"4. OV > Part at $\\alpha = {alpha:g}$ by $\\lambda$: "
+        + ", ".join(f"{value:g}: {accuracy:.1f}" for value, accuracy in by_lam.items())
+        + (". A larger $\\lambda$ credits OV's mostly neutral $g \\to p$, which carries the weight $\\alpha$, "
+           "more than it credits partial's neutral $p \\to g$ (weight $1 - \\alpha$): OV gains here."
+           if by_lam[1.0] > by_lam[0.0] else
+           ". Here a larger $\\lambda$ does not help OV: the NLI model calls partial's statements neutral as "
+           "often as OV's, so $\\lambda$ lifts both.")))
+elif "cap" in run:
+    display(Markdown("The solutions need CAP scores of both overinclusive-valid and partial rows."))
