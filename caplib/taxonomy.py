@@ -58,12 +58,23 @@ ABBREVIATIONS: Mapping[str, str] = MappingProxyType(
     }
 )
 
+
+
+def strict_pairs(severity: Mapping[str, int] = SEVERITY) -> tuple[tuple[str, str], ...]:
+    """Every (higher, lower) pair of classes with strictly different ``severity``, in Eq. 1's class order; with the
+    paper's severities these are the 25 pairs of App. C.1 (:data:`STRICT_PAIRS`). Another map asks what the
+    protocol would say under a modified taxonomy (e.g. alternative-correct one tier down).
+
+    Example:
+        >>> len(strict_pairs()), len(strict_pairs({**SEVERITY, "alternative_correct": 5}))
+        (25, 26)
+    """
+    return tuple((a, b) if severity[a] > severity[b] else (b, a)
+                 for a, b in combinations(LABELS, 2) if severity[a] != severity[b])
+
+
 #: Every (higher, lower) pair with a strictly higher severity: the 25 pairs of App. C.1.
-STRICT_PAIRS: tuple[tuple[str, str], ...] = tuple(
-    (a, b) if SEVERITY[a] > SEVERITY[b] else (b, a)
-    for a, b in combinations(LABELS, 2)
-    if SEVERITY[a] != SEVERITY[b]
-)
+STRICT_PAIRS: tuple[tuple[str, str], ...] = strict_pairs()
 
 #: The four hard neighbouring pairs of Tab. 4 (Eq>Part, OV>Part, OV>OI, Alt>Inv).
 HARD_PAIRS: tuple[tuple[str, str], ...] = (
