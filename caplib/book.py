@@ -450,27 +450,56 @@ def against_shortcut(table: pd.DataFrame, metric: str = "cap") -> tuple[dict[str
     return verdict, text
 
 
-def beside_paper(number: int, this_run: pd.DataFrame | None,
-                 columns: Sequence[str] | None = None) -> pd.DataFrame | None:
-    """The paper's Tab. ``number`` (one row per metric) beside this run's values: for each column the paper's value,
-    this run's and the difference (this run minus paper), at the paper's precision (two decimals of the x100
-    scale); the paper's rows first, then metrics only this run has. None without values of this run.
+def beside_paper(number: int | pd.DataFrame, this_run: pd.DataFrame | None,
+                 columns: Sequence[str] | None = None, *, index: str | Sequence[str] = "metric",
+                 decimals: int | Mapping[str, int] = 2, extra_rows: bool = True) -> pd.DataFrame | None:
+    """The paper's Tab. ``number`` beside this run's values: for each column the paper's value, this run's and the
+    difference (this run minus paper), at the paper's precision; the paper's rows first, in its order, then (with
+    ``extra_rows``) the rows only this run has. None without values of this run.
+
+    Args:
+        number: a table of :mod:`caplib.paper`, or a frame of the paper's values already indexed like ``this_run``
+            (numbers the paper prints in its text, e.g. the statement quality of Sec. 4).
+        this_run: this run's values on the paper's scale (x100, counts as counts), one row per paper row. Metric
+            keys (``rouge_l``) are renamed to the printed names (``ROUGE-L``).
+        columns: the columns to compare (default: all); only those both frames have are kept, in this order.
+        index: the paper table's column(s) that name a row: ``"metric"`` (Tab. 2, 4, 13, 14), ``"label"`` (the
+            class rows of Tab. 5 and 17), ``"key"`` (Tab. 8, 16), ``["alpha", "lam"]`` (Tab. 12).
+        decimals: the paper's precision, for every column or per column (``{column: decimals}``, the others 2);
+            0 marks a count, kept a whole number (pandas ``Int64``, missing values ``<NA>``).
+        extra_rows: False keeps the paper's rows only (Tab. 12: its five settings of this run's larger grid).
 
     Example:
         >>> beside_paper(2, pd.DataFrame({"spearman": [44.25]}, index=["cap"])).loc["CAP"].tolist()
         [60.37, 44.25, -16.12]
+        >>> run = pd.DataFrame({"Synthetic": [90.07], "Annotator": [None]}, index=["exact"])
+        >>> beside_paper(17, run, index="label").loc["exact"].tolist()  # a table of classes
+        [98.79, 90.07, -8.72, 98.62, nan, nan]
+        >>> grid = pd.DataFrame({"alpha": [0.85], "lam": [0.3], "violations": [6]}).set_index(["alpha", "lam"])
+        >>> beside_paper(12, grid, ["violations"], index=["alpha", "lam"], decimals={"violations": 0},
+        ...              extra_rows=False).loc[(0.85, 0.3)].tolist()  # a count stays a count
+        [4, 6, 2]
     """
     if this_run is None or this_run.empty:
         return None
-    table = paper.load_table(number).set_index("metric")
-    run = this_run.rename(index=lambda metric: PRINTED_METRIC.get(metric, metric))
+    if isinstance(number, pd.DataFrame):
+        table = number
+    else:
+        keys = [index] if isinstance(index, str) else list(index)
+        table = paper.load_table(number).set_index(keys)
+    run = this_run.rename(index=lambda key: PRINTED_METRIC.get(key, key) if isinstance(key, str) else key)
     columns = [c for c in (columns or table.columns) if c in table.columns and c in run.columns]
-    rows = list(table.index) + [metric for metric in run.index if metric not in table.index]
+    rows = list(table.index) + ([key for key in run.index if key not in table.index] if extra_rows else [])
+    rows = pd.Index(rows, name=table.index.name) if table.index.nlevels == 1 else \
+        pd.MultiIndex.from_tuples(rows, names=table.index.names)
     parts: dict[tuple[str, str], pd.Series] = {}
     for column in columns:
+        places = decimals if isinstance(decimals, int) else decimals.get(column, 2)
         ours, theirs = (pd.to_numeric(frame[column], errors="coerce").reindex(rows) for frame in (run, table))
-        parts |= {(column, "paper"): theirs, (column, "this run"): ours, (column, "difference"): ours - theirs}
-    return pd.DataFrame(parts).round(2)
+        for name, values in (("paper", theirs), ("this run", ours), ("difference", ours - theirs)):
+            values = values.round(places)
+            parts[(column, name)] = values.astype("Int64") if places == 0 else values
+    return pd.DataFrame(parts, index=rows)
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -148,6 +148,38 @@ def test_class_summary_computes_the_protocol_measures():
         book.class_summary(scores, labels)  # missing="raise": five classes are absent
 
 
+def test_beside_paper_puts_the_papers_rows_first_and_takes_this_run_minus_paper():
+    run = pd.DataFrame({"spearman": [44.254, 42.258], "kendall": [34.891, 37.796]}, index=["cap", "em"])
+    beside = book.beside_paper(2, run, ["spearman"])
+    assert list(beside.index) == ["BLEU", "ROUGE-L", "METEOR", "BERTScore", "COMET", "CAP", "EM"]
+    assert list(beside.columns) == [("spearman", "paper"), ("spearman", "this run"), ("spearman", "difference")]
+    assert beside.loc["CAP"].tolist() == [60.37, 44.25, -16.12]  # 44.254 - 60.37 = -16.116
+    assert np.isnan(beside.loc["COMET", ("spearman", "this run")]) and np.isnan(beside.loc["EM", ("spearman", "paper")])
+    assert book.beside_paper(2, None) is None and book.beside_paper(2, run.iloc[0:0]) is None
+
+
+def test_beside_paper_generalises_to_keyed_and_multi_keyed_rows_and_keeps_counts_whole():
+    agreement = pd.DataFrame({"score": [96.978, 97.168, 97.563]}, index=["kappa", "linear", "quadratic"])
+    tab8 = book.beside_paper(8, agreement, index="key", decimals=1)  # Tab. 8 prints one decimal
+    assert tab8.loc["kappa"].tolist() == [77.9, 97.0, 19.1]  # 96.978 - 77.9 = 19.078
+    grid = pd.DataFrame({"alpha": [0.3, 0.85, 1.0], "lam": [0.0, 0.3, 0.7], "spearman": [37.40, 42.71, 50.80],
+                         "violations": [7, 6, 3]}).set_index(["alpha", "lam"])
+    tab12 = book.beside_paper(12, grid, ["spearman", "violations"], index=["alpha", "lam"],
+                              decimals={"violations": 0}, extra_rows=False)
+    assert tab12.index.tolist() == [(0.3, 0.0), (0.5, 0.0), (0.5, 0.3), (0.7, 0.3), (0.85, 0.3)]  # not (1.0, 0.7)
+    assert tab12.loc[(0.3, 0.0)].tolist() == [54.20, 37.40, -16.80, 4, 7, 3]
+    assert str(tab12[("violations", "difference")].dtype) == "Int64"
+    assert tab12[("violations", "this run")].isna().tolist() == [False, True, True, True, False]
+    classes = pd.DataFrame({"Synthetic": [41.21, 90.42]}, index=["overinclusive_valid", "exact"])
+    tab17 = book.beside_paper(17, classes, index="label")
+    assert tab17.index[-1] == "alternative_correct"  # the paper's row order (Alt. printed last)
+    assert tab17.loc["overinclusive_valid", "Synthetic"].tolist() == [50.07, 41.21, -8.86]
+    text = pd.DataFrame({"BLEU": [96.64], "EM": [76.7]}, index=["statements"])  # numbers printed in the text
+    ours = pd.DataFrame({"BLEU": [66.316], "EM": [68.18]}, index=["statements"])
+    assert book.beside_paper(text, ours, decimals={"EM": 1}).loc["statements"].tolist() == [
+        96.64, 66.32, -30.32, 76.7, 68.2, -8.5]
+
+
 def test_probabilities_splits_the_component_columns_by_direction():
     frame = pd.DataFrame([[0.7, 0.2, 0.1, 0.1, 0.3, 0.6], [0.2, 0.5, 0.3, 0.6, 0.3, 0.1]],
                          columns=list(COMPONENT_COLUMNS[3:]))

@@ -6,10 +6,11 @@
 # * **CAP-Correctness**: 8,827 *[question, gold answer, candidate answer, correctness label]* examples built on
 #   OpenBookQA, AI2 ARC and MMLU questions. One candidate per class is generated for each question, so the eight
 #   classes are near-uniform (Fig. 4: no class above ~13%). A 1,638-example subset (18.56%) was re-labelled by
-#   humans, and human–LLM agreement is substantial (Tab. 8: Cohen's κ = 0.779, quadratic-weighted κ = 0.879).
+#   humans, and human–LLM agreement is substantial (Tab. 8: Cohen's $\kappa = 0.779$, quadratic-weighted
+#   $\kappa = 0.879$).
 # * **CAP-Statements**: 11,000 *[question, answer, statement]* triples over four question types (Tab. 9; no type
 #   above 27.4%, Fig. 6) and eight subjects (56.2% general knowledge), deduplicated at normalized-text Jaccard
-#   ≥ 0.9 on the question (B.5); 90.0% of 1,353 validated generated statements are correct (Fig. 7), but
+#   $\geq 0.9$ on the question (B.5); 90.0% of 1,353 validated generated statements are correct (Fig. 7), but
 #   long-question items are much harder (Tab. 15).
 #
 # This chapter puts the paper's numbers beside the same statistics of the data this run loads. In the `offline`
@@ -62,7 +63,7 @@ display(Markdown(f"Profile **{profile}**; CAP-Correctness rows used: "
 # %% [markdown]
 # ## Split sizes (Tab. 1)
 # The paper's CAP-Correctness has no training split: it is an evaluation set, with a 1,000-example validation part
-# used only to choose α and λ (App. C.3). CAP-Statements is split 80 / 10 / 10 for fine-tuning the statement
+# used only to choose $\alpha$ and $\lambda$ (App. C.3). CAP-Statements is split 80 / 10 / 10 for fine-tuning the statement
 # generator. Below, the paper's counts beside this run's (all rows of the loaded files, before `split` and
 # `row_limit`).
 
@@ -176,8 +177,8 @@ if correctness is not None:
     display(dropped[["row_id", "question", "gold_answer", "reason"]].head(10))
 
 # %% [markdown]
-# B.5 removes CAP-Statements items whose question is a near-duplicate (normalized-text Jaccard ≥ 0.9 over token
-# sets) of an earlier one. The sample was deduplicated when it was built, so this should find none at the paper's
+# B.5 removes CAP-Statements items whose question is a near-duplicate (normalized-text Jaccard $\geq 0.9$ over
+# token sets) of an earlier one. The sample was deduplicated when it was built, so this should find none at the paper's
 # threshold; lower `jaccard_threshold` to see which questions the rule would start to merge.
 
 # %%
@@ -191,7 +192,7 @@ if statements is not None:
 # %% [markdown]
 # ## Human–LLM label agreement (Tab. 8)
 # In the paper, each of 1,638 examples (18.56%) got one human label, blind to the pipeline's label, and agreement is
-# reported as Cohen's κ, unweighted and weighted by the distance between classes in the order of Eq. 1. The
+# reported as Cohen's $\kappa$, unweighted and weighted by the distance between classes in the order of Eq. 1. The
 # weighted values being higher means disagreements fall mostly on *neighbouring* classes. Here the second labels are
 # the `label_semantic_manual` column; rows where it is empty are left out. In the bundled sample they come from a
 # blind second pass by an LLM agent that had not written the candidates and did not see the intended class
@@ -240,11 +241,11 @@ else:
 
 # %% [markdown]
 # How to read it: rows are the label the candidate was written for, columns the blind second label; the diagonal is
-# agreement. The paper's pattern — weighted κ above unweighted, i.e. disagreements between nearby classes — is the
+# agreement. The paper's pattern — weighted $\kappa$ above unweighted, i.e. disagreements between nearby classes — is the
 # thing to compare, more than the level. On the bundled sample the level is far higher than the paper's, which is
 # what one expects from short candidates written deliberately to one class definition each and a second labeller
 # of the same model family as the writer: it validates the authoring of the sample, not the taxonomy, and it is no
-# estimate of human agreement. With a few hundred rows, a handful of changed labels moves κ by about a point.
+# estimate of human agreement. With a few hundred rows, a handful of changed labels moves $\kappa$ by about a point.
 
 # %% [markdown]
 # ### Two blind labellers
@@ -269,7 +270,7 @@ else:
     table = pd.DataFrame({name: {key: 100 * value for key, value in result.items() if key != "n"}
                           for name, result in numbers["blind_passes"].items()}).T
     table["ALT/EQ confusions"] = pd.Series(alt_eq)
-    display(Markdown(f"{len(passes)} rows labelled by both blind passes (κ x100):"))
+    display(Markdown(f"{len(passes)} rows labelled by both blind passes (κ ×100):"))
     display(table.style.format(precision=1))
     display(plots.confusion_heatmap(passes["pass_a"], passes["pass_b"], "pass A (blind)", "pass B (blind)",
                                     title=f"Two blind labellers: {int((passes['pass_a'] == passes['pass_b']).sum())}"
@@ -321,14 +322,144 @@ pd.concat([fig7, type_mean], axis=1).T
 if skipped:
     numbers["skipped"] = "; ".join(f"{name}: {reason}" for name, reason in skipped.items())
 book.record(numbers, record_to)
+display(Markdown(f"What this chapter records for the appendix and the tests (`{record_to}`). Shares and κ are "
+                 "kept there as fractions, the form `caplib.evaluation` returns; the tables above show them ×100."))
 numbers
 
 # %% [markdown]
 # ## Exercises
-# 1. Set `split = "validation"` (then `"test"`). Do the class and question-type shares stay within the paper's
-#    bounds (~13% and 27.4%) on each split alone?
-# 2. Lower `jaccard_threshold` to 0.7, 0.6, then 0.5. Which CAP-Statements questions does the B.5 rule start to
-#    remove, and are they true duplicates or only questions sharing a frame ("What is the capital of ...?")? What
-#    does that say about the paper's choice of 0.9?
-# 3. Set `row_limit = 20`. Why does the class distribution stay almost uniform while the source-dataset
-#    distribution collapses to one dataset? (Hint: how are the rows of the file ordered?)
+# Each says whether it needs parameters only (with the papermill flags) or a code edit. The solutions below
+# compute the answers from the files this run loaded, whatever parameters it ran with; open them after trying.
+#
+# 1. *(parameters only: `-p split validation`, then `-p split test`)* The class and question-type shares above
+#    describe the rows of this run's `split`. Do the class shares (paper: no class above ~13%) and the
+#    question-type shares (paper: no type above 27.4%) stay within the paper's bounds on each split alone?
+# 2. *(parameters only: `-p jaccard_threshold 0.7`, then `0.6` and `0.5`)* At the paper's 0.9 the B.5 rule
+#    finds no near-duplicate among this run's CAP-Statements questions (above). Which questions does it start to
+#    remove at lower thresholds: true duplicates, or different questions sharing a frame ("What is the capital of
+#    ...?")? What does that say about the paper's choice of 0.9?
+# 3. *(parameters only: `-p row_limit 20`)* Why does the class distribution stay almost uniform while the
+#    source-dataset distribution collapses to one dataset? (Hint: how are the rows of the file ordered?)
+# 4. *(a code edit)* In Tab. 8 the paper's weighted $\kappa$ rises well above the unweighted one (linear 82.5,
+#    quadratic 87.9, against 77.9), which B.3 reads as disagreements between neighbouring classes; this run's
+#    barely rises (table above). For linear weights,
+#    $(1 - \kappa_{\text{lin}}) / (1 - \kappa) = \bar d_{\text{obs}} / \bar d_{\text{chance}}$: the mean distance,
+#    in positions of Eq. 1, between the two labels of an observed disagreement, over the same for a chance
+#    disagreement (labels drawn independently from the two labellers' class shares). Compute both distances for
+#    this run and compare the ratio with the paper's $(1 - 0.825) / (1 - 0.779)$.
+
+# %% tags=["hide-cell"]
+from caplib.taxonomy import normalize_label
+
+display(Markdown("**Solutions.**"))
+# 1. the largest class / question-type share of every split of the whole files (whatever `split` this run used)
+bounds = {"CAP-Correctness": ("label_semantic", LABELS, 13.0), "CAP-Statements": ("label_question_type",
+                                                                              data.QUESTION_TYPES, 27.4)}
+per_split = {}
+for name, frame in (("CAP-Correctness", full_correctness), ("CAP-Statements", full_statements)):
+    column, order, bound = bounds[name]
+    if frame is None or "split" not in frame.columns or column not in frame.columns:
+        continue
+    for part, rows in frame.groupby("split"):
+        counts_here = rows[column].value_counts().reindex(order, fill_value=0)
+        per_split[(name, part)] = {"rows": len(rows), "largest": counts_here.idxmax(),
+                                   "its share (%)": 100 * counts_here.max() / len(rows), "paper's bound (%)": bound,
+                                   "uniform": counts_here.nunique() == 1}
+if per_split:
+    table = pd.DataFrame(per_split).T
+    over = [f"{name} {part}" for (name, part), row in per_split.items()
+            if row["its share (%)"] > row["paper's bound (%)"]]
+    display(Markdown(
+        f"1. Over the {len(table)} splits of the loaded files, **{len(table) - len(over)} stay within the paper's "
+        f"bounds**" + (f"; above them: {', '.join(over)}" if over else "") + ". "
+        + (f"Every split is exactly uniform: the sample assigns whole questions (all eight candidates) to a split "
+           f"and balances question types per split, so the bound holds by construction on each part."
+           if table["uniform"].all() else
+           "Not every split is uniform: a bound on the whole dataset need not hold on each of its parts, least "
+           "of all on a small split.")))
+    display(table.drop(columns="uniform").style.format({"its share (%)": "{:.1f}", "paper's bound (%)": "{:.1f}"}))
+else:
+    display(Markdown("1. Not computable here: neither dataset is available with a `split` column."))
+
+# 2. the B.5 rule at lower thresholds, and the first pairs it would merge at the lowest
+if statements is None:
+    display(Markdown(f"2. Not computable here: CAP-Statements is not available ({skipped.get('CAP-Statements')})."))
+else:
+    questions = statements["question"].tolist()[:2000]  # the rule is quadratic at low thresholds: a bound on time
+    thresholds = sorted({0.9, 0.7, 0.6, 0.5, float(jaccard_threshold)}, reverse=True)
+    found = {t: text.near_duplicates(questions, threshold=t) for t in thresholds}
+    removed = set(found[thresholds[-1]])
+    kept_before = lambda i: [k for k in range(i) if k not in removed]  # the rule compares with kept questions
+    pairs_merged = pd.DataFrame([
+        {"question removed": questions[i], "Jaccard": jaccard, "earlier question it matches": questions[j]}
+        for i in found[thresholds[-1]]
+        for jaccard, j in [max((text.jaccard(questions[i], questions[k]), k) for k in kept_before(i))]])
+    framed = 0 if pairs_merged.empty else sum(
+        text.normalize_text(a).split()[:2] == text.normalize_text(b).split()[:2]
+        for a, b in zip(pairs_merged["question removed"], pairs_merged["earlier question it matches"]))
+    display(Markdown(
+        f"2. Questions the rule would remove among the {len(questions)}"
+        + (f" first (of {len(statements)})" if len(statements) > len(questions) else "") + ": "
+        + ", ".join(f"**{len(found[t])}** at {t:g}" for t in thresholds) + ". "
+        + (f"Of the {len(pairs_merged)} pairs merged at {thresholds[-1]:g}, **{framed} start with the same two "
+           f"words**, a shared question frame; read the first ones below: a pair that shares only a frame "
+           f"(\"How many … does … have?\") but asks about different things is no duplicate, and a rule that "
+           f"removes it deletes a real item. At 0.9 two questions must share nine tenths of their words, so such "
+           f"false merges all but vanish ({len(found.get(0.9, []))} removed at 0.9 here): the paper's threshold "
+           f"is the safe one." if len(pairs_merged) else
+           "Even the lowest threshold merges nothing here: the questions share few words.")))
+    if len(pairs_merged):
+        display(pairs_merged.head(5).style.format({"Jaccard": "{:.2f}"}).hide(axis="index"))
+
+# 3. the first 20 rows of the chosen split, and how the file is ordered
+needed = {"label_semantic", "dataset", "question"}
+if full_correctness is None or not needed <= set(full_correctness.columns):
+    display(Markdown("3. Not computable here: CAP-Correctness (with its `dataset` and `question` columns) is not "
+                     "available."))
+else:
+    head = data.select_split(full_correctness, split, 20)
+    ordered = full_correctness if split is None or "split" not in full_correctness else \
+        full_correctness[full_correctness["split"] == split]
+    blocks = int((ordered["dataset"] != ordered["dataset"].shift()).sum())
+    balanced = head["label_semantic"].nunique() == min(len(LABELS), len(head))
+    display(Markdown(
+        f"3. With `row_limit = 20` ({f'split {split}' if split else 'all splits'}) the rows hold "
+        f"**{head['question'].nunique()} questions, {head['label_semantic'].nunique()} of the 8 classes and "
+        f"{head['dataset'].nunique()} source dataset(s)** ({', '.join(head['dataset'].unique())}). The file lists "
+        f"the {len(ordered) / max(ordered['question'].nunique(), 1):.0f} candidates of a question together, one "
+        f"per class, so the classes cycle every eight rows; its {ordered['dataset'].nunique()} source datasets "
+        f"come in {blocks} contiguous block(s) of rows, so the first rows come from the first block. A smoke run "
+        f"with `row_limit` {'keeps the class balance but' if balanced else 'loses the class balance and'} "
+        f"loses the mix of sources."))
+
+# 4. the distance between the two labels of a disagreement, observed and by chance (linear-weighted kappa)
+if agreement_reason:
+    display(Markdown(f"4. Not computable here: {agreement_reason}."))
+elif disagreements.empty:
+    display(Markdown("4. The two labels agree on every row here: there is no disagreement to measure (every κ is "
+                     "100)."))
+else:
+    position = {label: i for i, label in enumerate(LABELS)}
+    first = labelled["label_semantic"].map(lambda label: position[normalize_label(label)])
+    second = labelled["label_semantic_manual"].map(lambda label: position[normalize_label(label)])
+    distance = (first - second).abs()
+    share_a, share_b = first.value_counts(normalize=True), second.value_counts(normalize=True)
+    chance = [(abs(i - j), share_a[i] * share_b[j]) for i in share_a.index for j in share_b.index if i != j]
+    d_observed = distance[distance > 0].mean()
+    d_chance = sum(d * w for d, w in chance) / sum(w for _, w in chance)
+    ratio = {"this run": d_observed / d_chance,
+             "identity check": (1 - run_agreement["linear"]) / (1 - run_agreement["kappa"]),
+             "paper": (1 - 0.825) / (1 - 0.779)}
+    top = disagreements.index[0]
+    same = ", the same" if abs(ratio["identity check"] - ratio["this run"]) < 1e-6 else ""
+    display(Markdown(
+        f"4. This run's {int((distance > 0).sum())} disagreements lie **{d_observed:.2f}** positions apart on "
+        f"average, chance disagreements {d_chance:.2f}: ratio **{ratio['this run']:.2f}** (from the κ values: "
+        f"{ratio['identity check']:.2f}{same}). The paper's ratio is {ratio['paper']:.2f}: its disagreements "
+        f"are {100 * (1 - ratio['paper']):.0f}% closer than chance, the neighbouring-class confusions B.3 "
+        f"describes. Here they are "
+        + (f"{100 * (1 - ratio['this run']):.0f}% closer than chance, so weighting lifts κ "
+           f"{'less' if ratio['this run'] > ratio['paper'] else 'at least as much'}" if ratio["this run"] < 1 else
+           f"{100 * (ratio['this run'] - 1):.0f}% farther apart than chance, so weighting lowers κ")
+        + f": the most frequent disagreement, {top[0]} → {top[1]} ({disagreements.iloc[0]} of them), is "
+        f"{abs(position[normalize_label(top[0])] - position[normalize_label(top[1])])} positions apart."))
