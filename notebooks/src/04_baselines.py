@@ -2,24 +2,25 @@
 # # 4. CAP against established metrics
 #
 # **The paper's claim (Sec. 7.1, App. D.1).** On the 7,827-example test split of CAP-Correctness, lexical metrics
-# (BLEU, ROUGE-L, METEOR) and BERTScore barely follow the taxonomy's ordering (Spearman's rho 11-17, pairwise
-# accuracy 52-56 against a chance level of 50), COMET does better (rho 26.9, pairwise accuracy 61.1), and CAP is
-# in "a markedly different regime" (rho 60.4, pairwise accuracy 77.7). CAP's 95% bootstrap intervals are well
+# (BLEU, ROUGE-L, METEOR) and BERTScore barely follow the taxonomy's ordering (Spearman's $\rho$ 11-17, pairwise
+# accuracy 52-56 against a chance level of 50), COMET does better ($\rho$ 26.9, pairwise accuracy 61.1), and CAP is
+# in "a markedly different regime" ($\rho$ 60.4, pairwise accuracy 77.7). CAP's 95% bootstrap intervals are well
 # separated from every baseline's (Tab. 13). Fig. 3 shows why: CAP's per-class scores form bands ordered down the
-# taxonomy, while the baselines' distributions overlap.
+# taxonomy, while the baselines' distributions overlap. Correlations, accuracies and intervals are ×100 here, as in
+# the paper's tables.
 #
 # This chapter scores every metric on the test split, lists which checkpoint each one used (its *signature*) and
 # which could not run here and why, and puts Tab. 2 and Tab. 13 beside this run's numbers. The protocol
-# (Sec. 6.2, App. C.1) is `caplib.evaluation`: Spearman's rho and Kendall's tau-b between scores and the severity
-# ranks of App. C.2, and pairwise accuracy over all example pairs $(a, b)$ from the 25 strictly ordered class pairs,
-# those with $r(c_a) > r(c_b)$ (a tie counts as a miss):
+# (Sec. 6.2, App. C.1) is `caplib.evaluation`: Spearman's $\rho$ and Kendall's $\tau_b$ between scores and the
+# severity ranks $r(c)$ of App. C.2, and pairwise accuracy over all example pairs $(a, b)$ from the 25 strictly
+# ordered class pairs, those with $r(c_a) > r(c_b)$ (a tie counts as a miss):
 #
 # $$\mathrm{PairAcc}(m) = \mathbb{E}_{(a, b) \sim \mathcal{D}} \left[ \mathbb{1}\{ m(a) > m(b) \} \right] \qquad
 # \text{(Eq. 8)}$$
 
 # %% tags=["parameters", "hide-input"]
 profile = "offline"  # "offline" (packaged models, bundled sample) or "paper" (official data, Hub checkpoints)
-data_path = None  # CAP-Correctness CSV; None: the profile's default (offline: bundled sample; paper: data/official/)
+data_path = None  # CAP-Correctness CSV; None: the profile's (offline: bundled sample; paper: data/official/)
 splits_path = None  # its row_id,split file; None: the profile's default
 split = "test"  # the paper's headline split (Sec. 6.3)
 seed = 0  # bootstrap seed (App. D.1)
@@ -41,20 +42,48 @@ record_to = "04_baselines.numbers.json"  # where this chapter records its key nu
 # runs every chapter with its defaults (`make book PROFILE=paper` for the paper's setup).
 
 # %% tags=["hide-input"]
+import numpy as np
 import pandas as pd
 from IPython.display import HTML, Markdown, display
 
 from caplib import book, evaluation, paper, plots
+from caplib.taxonomy import LABELS
 
 # a bad parameter stops the chapter here with one line naming it and its valid values, before any work
 book.check_parameters(profile=profile, split=split, seed=seed, n_resamples=n_resamples, confidence=confidence,
                       row_limit=row_limit, metrics=metrics)
 runtime = book.setup(device, allow_unpinned, dtype)
 
+PAPER_ROWS = 7827  # the paper's test split (Sec. 6.3)
+STRING_METRICS = ("bleu", "rouge_l", "meteor")  # no model: only the data can move them
+
+
+def setup_differences(scores, profile):
+    """What differs from the paper's setup in this run, per cause ("data", "cap", "bertscore", "comet"), read
+    off the rows and the signatures; only the causes that apply, each as a phrase for the text."""
+    fields = {m: dict(part.split(":", 1) for part in s.split("|")[1:] if ":" in part)
+              for m, s in scores.signatures.items()}
+    n, found = len(scores.frame), {}
+    if profile != "paper" or n != PAPER_ROWS:
+        sample = " of the bundled sample: real questions, 8 candidates authored for this book"
+        found["data"] = (f"the data ({n:,} rows{sample if profile == 'offline' else ''}; "
+                         f"the paper: {PAPER_ROWS:,} generated rows)")
+    nli = fields.get("cap", {}).get("nli", "")
+    if nli and "nli-deberta-v3-large" not in nli:
+        backbone = "the offline MiniLM cross-encoder trained here" if "offline-nli" in nli else nli
+        found["cap"] = f"CAP's NLI backbone ({backbone}, not DeBERTa-v3-large)"
+    encoder = fields.get("bertscore", {}).get("model", "")
+    if encoder and "roberta-large" not in encoder:
+        found["bertscore"] = f"BERTScore's encoder ({encoder}, not roberta-large)"
+    if "comet" in scores.skipped:
+        found["comet"] = "COMET did not run (its reason is in the table of signatures)"
+    return found
+
+
 # %% [markdown]
 # ## Data and scores
 # The offline profile reads the bundled sample (`data/sample/cap_correctness.csv`: 128 real ARC, OpenBookQA and
-# MMLU test questions x 8 authored candidates, one per class; about one question in six is in the validation
+# MMLU test questions × 8 authored candidates, one per class; about one question in six is in the validation
 # split), the paper profile the official `CAP-Correctness.csv` with its splits file from `data/official/`.
 # CAP scores the rows' own premise/hypothesis statements (the released CAP-Correctness carries them; Sec. 6.3); the
 # other metrics compare the gold answer with the candidate answer (App. C.2).
@@ -66,6 +95,7 @@ metrics, run = list(scores.metrics), scores.run  # asked for (with the shortcut 
 numbers = {"profile": profile, "split": split, "scale": "x100", **scores.numbers}
 if scores.available:
     numbers["class_counts"] = scores.class_counts
+    differs = setup_differences(scores, profile)  # why this run's numbers may differ from the paper's
 display(Markdown(scores.summary))
 
 # %% [markdown]
@@ -82,7 +112,7 @@ display(Markdown(scores.summary))
 # Every score carries a signature naming the package versions, checkpoints and settings that produced it
 # (sacrebleu style). The paper's setup (App. C.2): nltk `sentence_bleu` and `meteor_score`, `rouge_score`
 # rougeL, BERTScore F1 with roberta-large, COMET `Unbabel/wmt22-comet-da`, CAP with
-# `cross-encoder/nli-deberta-v3-large` at alpha = 0.85, lambda = 0.30. Offline, BERTScore runs on
+# `cross-encoder/nli-deberta-v3-large` at $\alpha = 0.85$, $\lambda = 0.30$. Offline, BERTScore runs on
 # all-MiniLM-L6-v2 and CAP on the NLI cross-encoder trained locally (`caplib.offline_nli`); COMET has no offline
 # checkpoint. A metric that cannot run is skipped with its reason, never given a made-up score.
 
@@ -94,15 +124,17 @@ if scores.available:
         columns=["metric", "status", "signature / reason"],
     )
     if "cap" in scores.scored.metrics:
-        display(Markdown(f"CAP's statements: {scores.scored.metrics['cap'].get('statements', 'none (skipped)')}."))
+        given = scores.scored.metrics["cap"].get("statements", "none (skipped)")
+        display(Markdown(f"CAP's statements: {given}."))
     display(status.style.hide(axis="index").set_properties(**{"text-align": "left"}))
 
 # %% [markdown]
 # ## Tab. 2: rank correlation and pairwise accuracy
-# Values x100 as the paper prints them. EM and ACC (Q-CARE's exact match and containment accuracy) are not in the
+# Values ×100 as the paper prints them. EM and ACC (Q-CARE's exact match and containment accuracy) are not in the
 # paper's tables; they are shown as two more reference points. Both are 0/1 scores, and pairwise accuracy counts a
 # tie as a miss (Eq. 8), so their pairwise accuracy is low even where their rank correlation is not: EM is 1 on
-# `exact` rows and 0 almost everywhere else, and separating the top class from the rest alone buys a sizeable rho.
+# `exact` rows and 0 almost everywhere else, and separating the top class from the rest alone buys a sizeable
+# $\rho$.
 
 # %%
 if scores.available:
@@ -113,10 +145,47 @@ if scores.available:
     tab2 = pd.DataFrame(index=[plots.PRINTED_METRIC[m] for m in metrics])
     for column, header in headers.items():
         tab2[(header, "paper")] = reported[column].reindex(tab2.index)
-        tab2[(header, "this run")] = [100 * table.loc[m, column] if m in run else float("nan") for m in metrics]
+        tab2[(header, "this run")] = [100 * table.loc[m, column] if m in run else float("nan")
+                                      for m in metrics]
     tab2.columns = pd.MultiIndex.from_tuples(tab2.columns)
     numbers["tab2"] = {m: {c: 100 * float(table.loc[m, c]) for c in headers} for m in run}
     display(tab2.style.format("{:.2f}", na_rep="–"))
+
+# %%
+if scores.available:
+    def gap(m, column="spearman"):
+        """This run minus the paper for metric ``m``, x100 (NaN where either has no value)."""
+        theirs = reported[column].get(plots.PRINTED_METRIC[m], float("nan"))
+        return 100 * table.loc[m, column] - theirs if m in run else float("nan")
+
+    def versus(m, column, name):
+        """'<name> is d below/above the paper's (ours vs theirs)', x100."""
+        ours, d = 100 * table.loc[m, column], gap(m, column)
+        side = "below" if d < 0 else "above"
+        return f"{name} is {abs(d):.2f} {side} the paper's ({ours:.2f} vs {ours - d:.2f})"
+
+    said = []
+    if "cap" in run and pd.notna(gap("cap")):
+        causes = [differs[k] for k in ("data", "cap") if k in differs]
+        said.append(versus("cap", "spearman", "CAP's ρ") + " and "
+                    f"{versus('cap', 'pairwise_accuracy', 'its pairwise accuracy')}; "
+                    + (f"what differs: {' and '.join(causes)}." if causes else "data and backbone are the "
+                       "paper's, so the difference is sampling or software (the signatures above)."))
+    strings = [m for m in STRING_METRICS if m in run and pd.notna(gap(m))]
+    if strings:
+        spread = [gap(m) for m in strings]
+        said.append(f"{', '.join(plots.PRINTED_METRIC[m] for m in strings)} use no model, so only the data "
+                    f"move them: their ρ lies {min(spread):+.2f} to {max(spread):+.2f} from the paper's.")
+    if "bertscore" in run and pd.notna(gap("bertscore")):
+        said.append(f"BERTScore's ρ is {gap('bertscore'):+.2f} from the paper's"
+                    + (f", with {differs['bertscore']}" if "bertscore" in differs else "") + ".")
+    if "comet" in differs:
+        said.append(differs["comet"] + ", so its row holds the paper's numbers only.")
+    if scores.caution:
+        display(Markdown("Too few rows per class to weigh this run against the paper (the caution above)."))
+    elif said:
+        display(Markdown("**Why this run and the paper differ here.** " + " ".join(said)
+                         + " The Discussion below weighs these causes."))
 
 # %% [markdown]
 # The same numbers as bars: does CAP stand apart from the baselines in this run as it does in the paper?
@@ -131,10 +200,10 @@ if scores.available:
 # ## Tab. 13: bootstrap confidence intervals
 # Percentile bootstrap over examples (App. D.1): `n_resamples` resamples of the rows with replacement from
 # `numpy.random.default_rng(seed)`, the interval between the 2.5th and 97.5th percentiles of the resampled
-# statistic. The paper used 10,000 resamples of 7,827 rows; on a sample about a ninth of that size the intervals are
-# about three times wider (the width shrinks like one over the square root of the number of rows). When some resample
-# leaves a statistic undefined (a tiny `row_limit` run, where a resample can hold a constant 0/1 score), the
-# interval is left empty and its reason recorded under `skipped`.
+# statistic. The paper used 10,000 resamples of 7,827 rows. An interval's width shrinks like $1/\sqrt{n}$ in the
+# number of rows $n$, so a smaller sample gives wider intervals; the sentence under the table compares the widths.
+# When some resample leaves a statistic undefined (a tiny `row_limit` run, where a resample can hold a constant 0/1
+# score), the interval is left empty and its reason recorded under `skipped`.
 
 # %%
 if scores.available:
@@ -142,32 +211,55 @@ if scores.available:
         for name in ("spearman", "kendall"):
             try:
                 _, low, high = evaluation.bootstrap_ci(name, scores.frame[m], scores.frame["label_semantic"],
-                                                       n_resamples=n_resamples, confidence=confidence, seed=seed)
+                                                       n_resamples=n_resamples, confidence=confidence,
+                                                       seed=seed)
             except ValueError as error:
                 low = high = float("nan")
                 numbers["skipped"][f"bootstrap {name} {m}"] = str(error)
             table.loc[m, f"{name}_low"], table.loc[m, f"{name}_high"] = low, high
-    reported = paper.load_table(13).set_index("metric")
+    reported13 = paper.load_table(13).set_index("metric")
     tab13 = pd.DataFrame(index=[plots.PRINTED_METRIC[m] for m in metrics])
     for name, header in (("spearman", "Spearman ρ x100"), ("kendall", "Kendall τ x100")):
+        columns = (name, f"{name}_low", f"{name}_high")
         for source in ("paper", "this run"):
             if source == "paper":
-                point, low, high = (reported[c].reindex(tab13.index) for c in (name, f"{name}_low", f"{name}_high"))
+                point, low, high = (reported13[c].reindex(tab13.index) for c in columns)
             else:
                 point, low, high = ([100 * table.loc[m, c] if m in run else float("nan") for m in metrics]
-                                    for c in (name, f"{name}_low", f"{name}_high"))
+                                    for c in columns)
             tab13[(header, source)] = [("–" if pd.isna(p) else f"{p:.2f}" if pd.isna(lo) else
-                                        f"{p:.2f} [{lo:.2f}, {hi:.2f}]") for p, lo, hi in zip(point, low, high)]
+                                        f"{p:.2f} [{lo:.2f}, {hi:.2f}]")
+                                       for p, lo, hi in zip(point, low, high)]
     tab13.columns = pd.MultiIndex.from_tuples(tab13.columns)
-    numbers["tab13"] = {m: {c: 100 * float(table.loc[m, c]) for c in
-                            ("spearman", "spearman_low", "spearman_high", "kendall", "kendall_low", "kendall_high")}
-                        for m in run}
+    recorded = ("spearman", "spearman_low", "spearman_high", "kendall", "kendall_low", "kendall_high")
+    numbers["tab13"] = {m: {c: 100 * float(table.loc[m, c]) for c in recorded} for m in run}
     numbers["n_resamples"], numbers["seed"], numbers["confidence"] = n_resamples, seed, confidence
     display(Markdown(f"{n_resamples} resamples, seed {seed}, {confidence:.0%} percentile intervals."))
     display(tab13.style)
 
+# %%
+if scores.available and not scores.caution:
+    widths = pd.DataFrame(
+        {"this run": [100 * (table.loc[m, "spearman_high"] - table.loc[m, "spearman_low"]) for m in run],
+         "paper": [reported13["spearman_high"].get(plots.PRINTED_METRIC[m], float("nan"))
+                   - reported13["spearman_low"].get(plots.PRINTED_METRIC[m], float("nan")) for m in run]},
+        index=run).dropna()
+    if len(widths):
+        ratio = (widths["this run"] / widths["paper"]).mean()
+        expected = np.sqrt(PAPER_ROWS / len(scores.frame))  # width ~ 1/sqrt(rows)
+        cap_widths = (f"CAP: {widths.loc['cap', 'this run']:.2f} against {widths.loc['cap', 'paper']:.2f}"
+                      if "cap" in widths.index else "CAP did not run")
+        explained = ("most of the widening is the smaller sample" if abs(ratio - expected) < 0.25 * expected
+                     else "the sample size does not explain it all; the scores' spread differs too")
+        display(Markdown(
+            f"**Why the intervals differ from the paper's.** Over the {len(widths)} metrics in both tables, "
+            f"this run's Spearman intervals are on average {ratio:.1f} times as wide as the paper's "
+            f"({cap_widths}). The sample size alone predicts √({PAPER_ROWS:,} / {len(scores.frame):,}) = "
+            f"{expected:.1f}: {explained} (how much the resampling itself moves the ends: exercise 1). The "
+            f"centres differ as in Tab. 2."))
+
 # %% [markdown]
-# Are CAP's intervals separated from every baseline's, as in the paper? Checked on Spearman's rho: CAP's interval
+# Are CAP's intervals separated from every baseline's, as in the paper? Checked on Spearman's $\rho$: CAP's interval
 # lies *above* a baseline's (CAP's lower end above the baseline's upper end), *below* it, or the two overlap.
 
 # %%
@@ -179,12 +271,21 @@ if "cap" in run:
     numbers["cap_ci_position"] = position
     best = max([m for m in run if m != "shortcut"], key=lambda m: table.loc[m, "spearman"])
     numbers["best_by_spearman"] = best
+    in_paper = [m for m in position if plots.PRINTED_METRIC[m] in reported13.index]
+    overlaps = [plots.PRINTED_METRIC[m] for m in in_paper if position[m] != "above"]
+    why = ""
+    if in_paper and not scores.caution:
+        why = (f" Of the paper's baselines that ran here, CAP is above {len(in_paper) - len(overlaps)} of "
+               f"{len(in_paper)}; ")
+        why += (f"{', '.join(overlaps)} reach into its interval, which this run's smaller sample makes wider "
+                "than the paper's (Tab. 13)." if overlaps else "any overlap is with a metric that has no row in "
+                "Tab. 13.")
     display(Markdown(
-        f"Highest Spearman's rho in this run: **{plots.PRINTED_METRIC[best]}** "
+        f"Highest Spearman's ρ in this run: **{plots.PRINTED_METRIC[best]}** "
         f"({100 * table.loc[best, 'spearman']:.2f}). CAP's interval versus the baselines': "
         + "; ".join(f"{where} {', '.join(plots.PRINTED_METRIC[m] for m, w in position.items() if w == where)}"
                     for where in ("above", "overlap", "below") if where in position.values())
-        + " (the paper: above all five)."))
+        + " (the paper: above all five)." + why))
 elif scores.available:
     display(Markdown(scores.not_run("cap")))
 
@@ -192,12 +293,14 @@ elif scores.available:
 # ## Fig. 3: score distributions per class
 # One panel per metric, classes top-down in the order of Eq. 1. A metric that follows the taxonomy shows boxes
 # drifting left as one reads down; the paper's Fig. 3 shows this for CAP and a collapsed, overlapping picture for
-# COMET. EM and ACC are 0/1 scores, so their boxes are degenerate: read the dots.
+# COMET. EM and ACC are 0/1 scores, so their boxes are degenerate: read the dots. Unlike the tables, the figures
+# show the metrics' raw scores in $[0, 1]$ (0.60 on their axis is 60 in the tables).
 
 # %%
 if scores.available:
-    display(Markdown("Choose the metric in the menu; hover over a dot to read its question, gold answer, answer and "
-                     "its score under every metric. The static figure (all panels) follows, folded."))
+    display(Markdown("Choose the metric in the menu; hover over a dot to read its question, gold answer, "
+                     "answer and its score under every metric. The static figure (all panels) follows, "
+                     "folded."))
     display(HTML(plots.to_html(plots.interactive_distributions(scores.frame, run))))
 
 # %% tags=["hide-output"]
@@ -207,11 +310,11 @@ if scores.available:
 # %% [markdown]
 # ## Discussion
 # **Why the numbers differ from the paper's.** Three things change in the offline profile, and each moves the
-# numbers: (1) the data: about a hundred test questions x 8 candidates written for this book to the paper's instructions
-# (Tab. 18), with exactly one candidate per class per question, instead of 7,827 rows from the paper's Claude Haiku
-# pipeline; (2) CAP's NLI backbone: a 6-layer MiniLM cross-encoder trained here on statement pairs derived from
-# multiple-choice QA, not `nli-deberta-v3-large` trained on SNLI/MNLI/FEVER/ANLI; (3) BERTScore's encoder
-# (MiniLM instead of roberta-large), and no COMET at all. Small samples also make every statistic noisy: the
+# numbers: (1) the data: about a hundred test questions × 8 candidates written for this book to the paper's
+# instructions (Tab. 18), with exactly one candidate per class per question, instead of 7,827 rows from the paper's
+# Claude Haiku pipeline; (2) CAP's NLI backbone: a 6-layer MiniLM cross-encoder trained here on statement pairs
+# derived from multiple-choice QA, not `nli-deberta-v3-large` trained on SNLI/MNLI/FEVER/ANLI; (3) BERTScore's
+# encoder (MiniLM instead of roberta-large), and no COMET at all. Small samples also make every statistic noisy: the
 # intervals above are the honest error bars. What should carry over is the *pattern*: lexical metrics close to the
 # chance level of 50 in pairwise accuracy, and CAP clearly above them.
 
@@ -219,14 +322,15 @@ if scores.available:
 if "cap" in run:
     ranked = sorted(run, key=lambda m: -table.loc[m, "pairwise_accuracy"])
     paper_ranked = paper.load_table(2).sort_values("pairwise_accuracy", ascending=False)
+    verdict = ("CAP is ahead of every baseline here, as in the paper." if ranked[0] == "cap" else
+               f"Here CAP is not the best: {plots.PRINTED_METRIC[ranked[0]]} is ahead of it.")
     display(Markdown(
         "Pairwise accuracy in this run, best first: "
-        + ", ".join(f"{plots.PRINTED_METRIC[m]} {100 * table.loc[m, 'pairwise_accuracy']:.1f}" for m in ranked)
+        + ", ".join(f"{plots.PRINTED_METRIC[m]} {100 * table.loc[m, 'pairwise_accuracy']:.1f}"
+                    for m in ranked)
         + ". The paper's order (Tab. 2): "
         + ", ".join(f"{m} {v:.1f}" for m, v in zip(paper_ranked["metric"], paper_ranked["pairwise_accuracy"]))
-        + ". "
-        + (scores.caution or ("CAP is ahead of every baseline here, as in the paper." if ranked[0] == "cap" else
-                              f"Here CAP is not the best: {plots.PRINTED_METRIC[ranked[0]]} is ahead of it."))))
+        + ". " + (scores.caution or verdict)))
 
 # %% [markdown]
 # **Does CAP add anything over surface cues?** CAP against the shortcut baseline, measure by measure (Tab. 2's
@@ -240,14 +344,162 @@ if "cap" in run and "shortcut" in run:
 
 # %%
 book.record(numbers, record_to)
-{"n_rows": numbers.get("n_rows"), "best_by_spearman": numbers.get("best_by_spearman"), "skipped": numbers["skipped"],
+{"n_rows": numbers.get("n_rows"), "best_by_spearman": numbers.get("best_by_spearman"),
+ "skipped": numbers["skipped"],
  "spearman": {m: round(entry["spearman"], 2) for m, entry in numbers.get("tab2", {}).items()}}
 
 # %% [markdown]
 # ## Exercises
-# 1. Set `n_resamples = 10000` (the paper's setting) and `seed = 1`. How much do the interval ends move? Which
-#    of them would you report to two decimals?
-# 2. Set `split = "validation"`. The paper chose alpha and lambda and the NLI backbone on this split; does CAP's
-#    advantage look larger there than on the test split?
-# 3. Set `metrics = ["cap", "em", "acc"]`. ACC (is the gold contained in the answer, or the answer in the gold?)
-#    is a one-line rule: where in the Fig. 3 panels does it separate classes, and where does it fail?
+# Each says whether it needs parameters only or a code edit. The solutions below are computed from this run's
+# scores (exercise 2 also scores the other split, a few seconds offline); open them after trying.
+#
+# 1. **How stable are the interval ends?** *(parameters only: `-p n_resamples 10000 -p seed 1`)* Tab. 13 gives
+#    CAP's Spearman interval from `n_resamples` resamples with seed `seed`; the paper drew 10,000. Rerun with
+#    10,000 resamples and another seed: how far do the two ends move, next to the interval's width? To how many
+#    decimals is this run's interval worth reporting?
+# 2. **Is CAP's lead larger on the validation split?** *(parameters only: `-p split validation`)* The paper chose
+#    $\alpha$, $\lambda$ and the NLI backbone on its validation split (Sec. 6.3), and the offline backbone's
+#    training corpus was revised after a look at the sample's validation split (`data/nli/README.md`). Is CAP's
+#    lead in $\rho$ and pairwise accuracy over the best baseline larger there than in Tab. 2? Is the difference in
+#    CAP's $\rho$ beyond the validation split's interval, with about a fifth as many rows?
+# 3. **Why do EM and ACC rank well but pair badly?** *(a code edit: pass `ties="half"` to
+#    `evaluation.pairwise_accuracy`)* In Tab. 2, EM's $\rho$ is close to CAP's while its pairwise accuracy is far
+#    below the chance level of 50. Eq. 8 counts a tie as a miss; count it as one half instead (as an AUC does).
+#    How much do EM, ACC and CAP move, and what share of the ordered pairs does each tie?
+# 4. **Where does a one-line rule fail?** *(parameters only: `-y 'metrics: [cap, em, acc]'`)* ACC is 1 when the
+#    gold is contained in the answer or the answer in the gold. In its Fig. 3 panel, which classes get 1 most of
+#    the time, and which ordered class pairs of Eq. 1 does that invert?
+
+# %% tags=["hide-cell"]
+solutions = []
+if not scores.available:
+    solutions.append(f"No solution can be computed: {scores.reason}.")
+else:
+    labels = scores.frame["label_semantic"]
+
+    # 1. the Spearman interval of CAP (else the best metric) under other seeds and resample counts
+    focus = "cap" if "cap" in run else max(run, key=lambda m: table.loc[m, "spearman"])
+    ends, failed = {}, None
+    for count, draw in ((n_resamples, seed), (n_resamples, seed + 1), (10_000, seed), (10_000, seed + 1)):
+        try:
+            _, low, high = evaluation.bootstrap_ci("spearman", scores.frame[focus], labels, n_resamples=count,
+                                                   confidence=confidence, seed=draw)
+        except ValueError as error:
+            low = high = float("nan")
+            failed = str(error)
+        ends[f"{count:,} resamples, seed {draw}"] = (100 * low, 100 * high)
+    ends = pd.DataFrame(ends, index=["low", "high"]).T
+    if failed is None:
+        move = float((ends - ends.iloc[0]).abs().max().max())
+        width = float((ends["high"] - ends["low"]).mean())
+        digits = 2 if move < 0.05 else 1 if move < 0.5 else 0
+        precision = ("whole points", "one decimal", "two decimals")[digits]
+        display(Markdown(f"**Solution 1.** {plots.PRINTED_METRIC[focus]}'s Spearman interval (×100) under "
+                         "four settings of the bootstrap:"))
+        display(ends.style.format("{:.2f}"))
+        solutions.append(
+            f"1. The ends move by at most {move:.2f} across seeds and resample counts, against an interval "
+            f"{width:.2f} wide: the interval is a property of the {len(scores.frame):,} rows, not of the "
+            f"resampling, and it is worth reporting to {precision} "
+            + ("(the paper's two decimals hold)." if digits == 2 else
+               "(two decimals would promise more than the bootstrap can keep).")
+            + " Only more rows make it narrower.")
+    else:
+        solutions.append(f"1. The bootstrap is undefined on these rows ({failed}): too few rows for an "
+                         "interval.")
+
+    # 2. the other split, scored the same way
+    other = {"test": "validation", "validation": "test"}.get(split)
+    ran = [m for m in run if m != "shortcut"]
+    there = None
+    if other is None:
+        solutions.append("2. This run scores every row (`split = None`): the comparison needs two splits.")
+    elif "cap" not in run or len(ran) < 2:
+        solutions.append("2. CAP and at least one baseline must run for this comparison; "
+                         f"this run scored {', '.join(run) or 'nothing'}.")
+    else:
+        there = book.score_split(profile, ran, split=other, row_limit=row_limit, data_path=data_path,
+                                 splits_path=splits_path, runtime=runtime)
+        if not there.available or there.caution or scores.caution:
+            solutions.append(f"2. The two splits cannot be compared here: "
+                             f"{there.reason or there.caution or scores.caution}")
+            there = None
+    if there is not None:
+        lead = {}
+        there_table = evaluation.report(there.frame, there.run, "label_semantic")
+        for name, rows in ((split, table), (other, there_table)):
+            rival = max([m for m in rows.index if m != "cap"], key=lambda m: rows.loc[m, "spearman"])
+            lead[name] = {"rows": int(rows.loc["cap", "n"]), "best baseline": plots.PRINTED_METRIC[rival]}
+            for column, short in (("spearman", "ρ"), ("pairwise_accuracy", "PairAcc")):
+                lead[name][f"CAP {short}"] = 100 * rows.loc["cap", column]
+                lead[name][f"{short} lead"] = 100 * (rows.loc["cap", column] - rows.loc[rival, column])
+        lead = pd.DataFrame(lead).T
+        try:
+            _, low, high = evaluation.bootstrap_ci("spearman", there.frame["cap"],
+                                                   there.frame["label_semantic"],
+                                                   n_resamples=min(n_resamples, 1000) or 1000, seed=seed)
+        except ValueError:
+            low = high = float("nan")
+        change = lead.loc["validation", "ρ lead"] - lead.loc["test", "ρ lead"]
+        here = lead.loc[split, "CAP ρ"]
+        inside = 100 * low <= here <= 100 * high
+        display(Markdown("**Solution 2.** CAP and the best baseline (by ρ) on both splits (×100):"))
+        display(lead.style.format({c: "{:.2f}" for c in lead.columns if c not in ("rows", "best baseline")}))
+        solutions.append(
+            f"2. CAP's lead in ρ over the best baseline is {lead.loc['test', 'ρ lead']:.2f} on test and "
+            f"{lead.loc['validation', 'ρ lead']:.2f} on validation ({change:+.2f}); in pairwise accuracy "
+            f"{lead.loc['test', 'PairAcc lead']:.2f} and {lead.loc['validation', 'PairAcc lead']:.2f}. "
+            f"CAP's ρ on the {other} split has the interval [{100 * low:.2f}, {100 * high:.2f}] "
+            f"({int(lead.loc[other, 'rows'])} rows); this run's {here:.2f} lies "
+            + ("inside it, so the two splits do not differ beyond sampling noise." if inside else
+               "outside it, so the two splits differ by more than sampling noise.")
+            + " A larger lead on validation is the trace that choices made there would leave"
+            + (", and this run shows one." if change > 0 else "; this run shows none."))
+
+    # 3. ties: Eq. 8 (a tie is a miss) against ties counting one half
+    tie_rows = {}
+    for m in [m for m in ("em", "acc", "cap") if m in run]:
+        try:
+            zero, half = (evaluation.pairwise_accuracy(scores.frame[m], labels, ties=rule)
+                          for rule in ("zero", "half"))
+        except ValueError:  # no ordered pair in a tiny row_limit run
+            continue
+        tie_rows[plots.PRINTED_METRIC[m]] = {"Eq. 8 (tie = miss)": 100 * zero, "tie = 1/2": 100 * half,
+                                             "tied pairs (%)": 200 * (half - zero)}
+    if tie_rows:
+        ties = pd.DataFrame(tie_rows).T
+        climbed = [name for name, row in ties.iterrows()
+                   if row["Eq. 8 (tie = miss)"] < 50 <= row["tie = 1/2"]]
+        display(Markdown("**Solution 3.** Pairwise accuracy (×100) with ties as misses and as halves:"))
+        display(ties.style.format("{:.2f}"))
+        moves = "; ".join(f"{name} ties on {row['tied pairs (%)']:.1f}% of the ordered pairs and moves from "
+                          f"{row['Eq. 8 (tie = miss)']:.2f} to {row['tie = 1/2']:.2f}"
+                          for name, row in ties.iterrows())
+        climb = f"; counted as halves, {' and '.join(climbed)} climb above the chance level of 50"
+        solutions.append(
+            f"3. {moves}. A 0/1 score ties whenever both answers get the same score and Eq. 8 counts every "
+            f"tie against it, while a continuous score such as CAP hardly ties{climb if climbed else ''}. "
+            "Spearman's ρ gives tied scores mid-ranks and never punished them: that is how a 0/1 score can "
+            "rank well and pair badly.")
+    else:
+        solutions.append("3. Neither EM, ACC nor CAP ran here: add them to `metrics`.")
+
+    # 4. where ACC says 1, and the pairs of Eq. 1 that it inverts
+    if "acc" in run:
+        share = pd.Series(evaluation.class_means(scores.frame["acc"], labels)).reindex(LABELS) * 100
+        inverted = evaluation.monotonicity_violations(share.dropna().to_dict(), missing="skip")
+        high = share[share >= 50].dropna()
+        display(Markdown("**Solution 4.** Share of rows with ACC = 1, per class "
+                         "(%; – where a class is absent):"))
+        display(share.to_frame("ACC = 1 (%)").T.style.format("{:.1f}", na_rep="–"))
+        mostly = ", ".join(f"{c} ({v:.1f}%)" for c, v in high.items()) or "no class"
+        pairs = ", ".join(evaluation.pair_name(*p) for p in inverted) or "none"
+        solutions.append(
+            f"4. ACC is 1 on most rows of {mostly}: there one string holds the other (an overinclusive "
+            "answer copies the gold and adds to it, valid or not; a partial one is often a piece of it), while "
+            "a rewording (equivalent) or another valid answer (alternative_correct) rarely does. So "
+            f"containment inverts {len(inverted)} ordered class pairs: {pairs}. It rewards copying the gold, "
+            "not meaning the same.")
+    else:
+        solutions.append("4. ACC was not scored in this run: add `acc` to `metrics`.")
+display(Markdown("\n".join(solutions)))
