@@ -215,6 +215,8 @@ def load_datasets(
 
 #: Below this many rows in some class, chapters show :attr:`SplitScores.caution` instead of their conclusions.
 MIN_ROWS_PER_CLASS = 20
+#: Rows of the paper's test split of CAP-Correctness (Sec. 6.3), the size its tables are computed on.
+PAPER_TEST_ROWS = 7827
 
 
 @dataclass(frozen=True)
@@ -339,6 +341,34 @@ class SplitScores:
         scored = ScoredFrame(frame, metrics, list(self.scored.replaced))
         return replace(self, scored=scored, metrics=(*self.metrics, "shortcut"))
 
+    def differences_from_paper(self, profile: str) -> dict[str, str]:
+        """What differs from the paper's setup in this run, per cause (``"data"``, ``"cap"``, ``"bertscore"``,
+        ``"comet"``), read off the rows and the signatures; only the causes that apply, each a phrase for the
+        text beside a paper-vs-run table.
+
+        Example:
+            >>> rows = pd.DataFrame({"label_semantic": ["exact"] * 3})
+            >>> SplitScores(rows, None, ("em",)).differences_from_paper("offline")["data"][:13]
+            'the data (3 r'
+        """
+        fields = {metric: dict(part.split(":", 1) for part in signature.split("|")[1:] if ":" in part)
+                  for metric, signature in self.signatures.items()}
+        rows, found = 0 if self.rows is None else len(self.rows), {}
+        if profile != "paper" or rows != PAPER_TEST_ROWS:
+            sample = " of the bundled sample: real questions, 8 candidates authored for this book"
+            found["data"] = (f"the data ({rows:,} rows{sample if profile == 'offline' else ''}; "
+                             f"the paper: {PAPER_TEST_ROWS:,} generated rows)")
+        nli = fields.get("cap", {}).get("nli", "")
+        if nli and "nli-deberta-v3-large" not in nli:
+            backbone = "the offline MiniLM cross-encoder trained here" if "offline-nli" in nli else nli
+            found["cap"] = f"CAP's NLI backbone ({backbone}, not DeBERTa-v3-large)"
+        encoder = fields.get("bertscore", {}).get("model", "")
+        if encoder and "roberta-large" not in encoder:
+            found["bertscore"] = f"BERTScore's encoder ({encoder}, not roberta-large)"
+        if "comet" in self.skipped:
+            found["comet"] = "COMET did not run (its reason is in the table of signatures)"
+        return found
+
     def not_run(self, metric: str = "cap") -> str:
         """Markdown saying that ``metric`` did not run here, and why."""
         reason = self.skipped.get(metric, "not in `metrics`") if self.scored is not None else self.reason
@@ -453,20 +483,20 @@ def against_shortcut(table: pd.DataFrame, metric: str = "cap") -> tuple[dict[str
 def beside_paper(number: int | pd.DataFrame, this_run: pd.DataFrame | None,
                  columns: Sequence[str] | None = None, *, index: str | Sequence[str] = "metric",
                  decimals: int | Mapping[str, int] = 2, extra_rows: bool = True) -> pd.DataFrame | None:
-    """The paper's Tab. ``number`` beside this run's values: for each column the paper's value, this run's and the
-    difference (this run minus paper), at the paper's precision; the paper's rows first, in its order, then (with
-    ``extra_rows``) the rows only this run has. None without values of this run.
+    """The paper's Tab. ``number`` beside this run's values: for each column the paper's value, this run's
+    and the difference (this run minus paper), at the paper's precision; the paper's rows first, in its order,
+    then (with ``extra_rows``) the rows only this run has. None without values of this run.
 
     Args:
-        number: a table of :mod:`caplib.paper`, or a frame of the paper's values already indexed like ``this_run``
-            (numbers the paper prints in its text, e.g. the statement quality of Sec. 4).
-        this_run: this run's values on the paper's scale (x100, counts as counts), one row per paper row. Metric
-            keys (``rouge_l``) are renamed to the printed names (``ROUGE-L``).
+        number: a table of :mod:`caplib.paper`, or a frame of the paper's values already indexed like
+            ``this_run`` (numbers the paper prints in its text, e.g. the statement quality of Sec. 4).
+        this_run: this run's values on the paper's scale (x100, counts as counts), one row per paper row.
+            Metric keys (``rouge_l``) are renamed to the printed names (``ROUGE-L``).
         columns: the columns to compare (default: all); only those both frames have are kept, in this order.
         index: the paper table's column(s) that name a row: ``"metric"`` (Tab. 2, 4, 13, 14), ``"label"`` (the
             class rows of Tab. 5 and 17), ``"key"`` (Tab. 8, 16), ``["alpha", "lam"]`` (Tab. 12).
-        decimals: the paper's precision, for every column or per column (``{column: decimals}``, the others 2);
-            0 marks a count, kept a whole number (pandas ``Int64``, missing values ``<NA>``).
+        decimals: the paper's precision, for every column or per column (``{column: decimals}``, the others
+            2); 0 marks a count, kept a whole number (pandas ``Int64``, missing values ``<NA>``).
         extra_rows: False keeps the paper's rows only (Tab. 12: its five settings of this run's larger grid).
 
     Example:
@@ -475,7 +505,8 @@ def beside_paper(number: int | pd.DataFrame, this_run: pd.DataFrame | None,
         >>> run = pd.DataFrame({"Synthetic": [90.07], "Annotator": [None]}, index=["exact"])
         >>> beside_paper(17, run, index="label").loc["exact"].tolist()  # a table of classes
         [98.79, 90.07, -8.72, 98.62, nan, nan]
-        >>> grid = pd.DataFrame({"alpha": [0.85], "lam": [0.3], "violations": [6]}).set_index(["alpha", "lam"])
+        >>> grid = pd.DataFrame({"alpha": [0.85], "lam": [0.3], "violations": [6]})
+        >>> grid = grid.set_index(["alpha", "lam"])
         >>> beside_paper(12, grid, ["violations"], index=["alpha", "lam"], decimals={"violations": 0},
         ...              extra_rows=False).loc[(0.85, 0.3)].tolist()  # a count stays a count
         [4, 6, 2]

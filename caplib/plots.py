@@ -109,9 +109,10 @@ def class_distributions(frame: pd.DataFrame, metrics: Sequence[str], label_colum
     return fig
 
 
-def violation_matrix(class_means: Mapping[str, float], title: str = "") -> Figure:
-    """Heatmap of mean(higher) - mean(lower) over the 25 strict pairs; hatched cells are violations (App. C.1)."""
-    means = {normalize_label(label): float(value) for label, value in class_means.items()}
+def violation_matrix(class_means: Mapping[str, float], title: str = "", x100: bool = False) -> Figure:
+    """Heatmap of mean(higher) - mean(lower) over the 25 strict pairs; hatched cells are violations (App. C.1).
+    ``x100`` prints the differences x100 (means in [0, 1] given), as the paper's tables do."""
+    means = {normalize_label(label): float(value) * (100 if x100 else 1) for label, value in class_means.items()}
     grid = np.full((len(LABELS), len(LABELS)), np.nan)
     index = {label: i for i, label in enumerate(LABELS)}
     for higher, lower in STRICT_PAIRS:
@@ -123,7 +124,7 @@ def violation_matrix(class_means: Mapping[str, float], title: str = "") -> Figur
     for (row, col), value in np.ndenumerate(grid):
         if np.isfinite(value):
             violated = value <= 0
-            ax.text(col, row, f"{value:+.2f}", ha="center", va="center", fontsize=7,
+            ax.text(col, row, f"{value:+.1f}" if x100 else f"{value:+.2f}", ha="center", va="center", fontsize=7,
                     fontweight="bold" if violated else "normal")
             if violated:
                 ax.add_patch(plt.Rectangle((col - 0.5, row - 0.5), 1, 1, fill=False, hatch="///", edgecolor="k"))
@@ -299,9 +300,10 @@ def interactive_distributions(frame: pd.DataFrame, metrics: Sequence[str], label
 
 
 def interactive_violation_matrix(class_means: Mapping[str, float], counts: Mapping[str, int] | None = None,
-                                 title: str = "") -> "go.Figure":
+                                 title: str = "", x100: bool = False) -> "go.Figure":
     """The 25-pair matrix of :func:`violation_matrix` to explore: hovering a cell names the two classes, their
-    mean scores (and row counts when ``counts`` is given), the difference, and whether Eq. 1 is respected.
+    mean scores (and row counts when ``counts`` is given), the difference, and whether Eq. 1 is respected;
+    ``x100`` as in :func:`violation_matrix`.
 
     Example:
         >>> fig = interactive_violation_matrix(MEANS_EXAMPLE)
@@ -310,7 +312,8 @@ def interactive_violation_matrix(class_means: Mapping[str, float], counts: Mappi
     """
     import plotly.graph_objects as go
 
-    means = {normalize_label(label): float(value) for label, value in class_means.items()}
+    means = {normalize_label(label): float(value) * (100 if x100 else 1) for label, value in class_means.items()}
+    digits = 1 if x100 else 3
     n = {normalize_label(label): int(value) for label, value in (counts or {}).items()}
     grid = np.full((len(LABELS), len(LABELS)), np.nan)
     hover = np.full((len(LABELS), len(LABELS)), "", dtype=object)
@@ -323,10 +326,10 @@ def interactive_violation_matrix(class_means: Mapping[str, float], counts: Mappi
             grid[row, col] = difference
             verdict = "respected" if difference > 0 else "<b>violation</b>: the lower class scores as high or higher"
             sizes = [f" (n={n[c]})" if c in n else "" for c in (higher, lower)]
-            hover[row, col] = (f"should score higher: {higher}{sizes[0]}, mean {means[higher]:.3f}<br>"
-                               f"should score lower: {lower}{sizes[1]}, mean {means[lower]:.3f}<br>"
-                               f"difference {difference:+.3f}: {verdict}")
-            text[row, col] = f"{difference:+.2f}" + (" ✗" if difference <= 0 else "")
+            hover[row, col] = (f"should score higher: {higher}{sizes[0]}, mean {means[higher]:.{digits}f}<br>"
+                               f"should score lower: {lower}{sizes[1]}, mean {means[lower]:.{digits}f}<br>"
+                               f"difference {difference:+.{digits}f}: {verdict}")
+            text[row, col] = f"{difference:+.{1 if x100 else 2}f}" + (" ✗" if difference <= 0 else "")
     limit = float(np.nanmax(np.abs(grid))) if np.isfinite(grid).any() else 1.0
     short = [ABBREVIATIONS[label] for label in LABELS]
     fig = go.Figure(go.Heatmap(

@@ -152,9 +152,10 @@ def test_beside_paper_puts_the_papers_rows_first_and_takes_this_run_minus_paper(
     run = pd.DataFrame({"spearman": [44.254, 42.258], "kendall": [34.891, 37.796]}, index=["cap", "em"])
     beside = book.beside_paper(2, run, ["spearman"])
     assert list(beside.index) == ["BLEU", "ROUGE-L", "METEOR", "BERTScore", "COMET", "CAP", "EM"]
-    assert list(beside.columns) == [("spearman", "paper"), ("spearman", "this run"), ("spearman", "difference")]
+    assert list(beside.columns) == [("spearman", part) for part in ("paper", "this run", "difference")]
     assert beside.loc["CAP"].tolist() == [60.37, 44.25, -16.12]  # 44.254 - 60.37 = -16.116
-    assert np.isnan(beside.loc["COMET", ("spearman", "this run")]) and np.isnan(beside.loc["EM", ("spearman", "paper")])
+    assert np.isnan(beside.loc["COMET", ("spearman", "this run")])  # the paper's metric this run lacks
+    assert np.isnan(beside.loc["EM", ("spearman", "paper")])  # this run's metric the paper lacks
     assert book.beside_paper(2, None) is None and book.beside_paper(2, run.iloc[0:0]) is None
 
 
@@ -166,7 +167,8 @@ def test_beside_paper_generalises_to_keyed_and_multi_keyed_rows_and_keeps_counts
                          "violations": [7, 6, 3]}).set_index(["alpha", "lam"])
     tab12 = book.beside_paper(12, grid, ["spearman", "violations"], index=["alpha", "lam"],
                               decimals={"violations": 0}, extra_rows=False)
-    assert tab12.index.tolist() == [(0.3, 0.0), (0.5, 0.0), (0.5, 0.3), (0.7, 0.3), (0.85, 0.3)]  # not (1.0, 0.7)
+    # the paper's five settings in its order, not this run's extra (1.0, 0.7)
+    assert tab12.index.tolist() == [(0.3, 0.0), (0.5, 0.0), (0.5, 0.3), (0.7, 0.3), (0.85, 0.3)]
     assert tab12.loc[(0.3, 0.0)].tolist() == [54.20, 37.40, -16.80, 4, 7, 3]
     assert str(tab12[("violations", "difference")].dtype) == "Int64"
     assert tab12[("violations", "this run")].isna().tolist() == [False, True, True, True, False]

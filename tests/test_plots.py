@@ -181,6 +181,9 @@ def test_interactive_violation_matrix_agrees_with_the_static_one_and_names_both_
     assert "violation" in hover and fig.data[0].text[ov][part] == "-0.10 ✗"
     exact, contra = LABELS.index("exact"), LABELS.index("contradictory")
     assert "respected" in fig.data[0].customdata[exact][contra]
+    scaled = plots.interactive_violation_matrix(MEANS, x100=True)   # the paper's x100 scale
+    assert np.isclose(np.array(scaled.data[0].z, dtype=float)[ov, part], -10.0)
+    assert scaled.data[0].text[ov][part] == "-10.0 ✗" and "mean 50.0" in scaled.data[0].customdata[ov][part]
 
 
 def test_interactive_sweep_hovers_every_measure_and_outlines_the_papers_setting():

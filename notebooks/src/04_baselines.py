@@ -54,30 +54,7 @@ book.check_parameters(profile=profile, split=split, seed=seed, n_resamples=n_res
                       row_limit=row_limit, metrics=metrics)
 runtime = book.setup(device, allow_unpinned, dtype)
 
-PAPER_ROWS = 7827  # the paper's test split (Sec. 6.3)
 STRING_METRICS = ("bleu", "rouge_l", "meteor")  # no model: only the data can move them
-
-
-def setup_differences(scores, profile):
-    """What differs from the paper's setup in this run, per cause ("data", "cap", "bertscore", "comet"), read
-    off the rows and the signatures; only the causes that apply, each as a phrase for the text."""
-    fields = {m: dict(part.split(":", 1) for part in s.split("|")[1:] if ":" in part)
-              for m, s in scores.signatures.items()}
-    n, found = len(scores.frame), {}
-    if profile != "paper" or n != PAPER_ROWS:
-        sample = " of the bundled sample: real questions, 8 candidates authored for this book"
-        found["data"] = (f"the data ({n:,} rows{sample if profile == 'offline' else ''}; "
-                         f"the paper: {PAPER_ROWS:,} generated rows)")
-    nli = fields.get("cap", {}).get("nli", "")
-    if nli and "nli-deberta-v3-large" not in nli:
-        backbone = "the offline MiniLM cross-encoder trained here" if "offline-nli" in nli else nli
-        found["cap"] = f"CAP's NLI backbone ({backbone}, not DeBERTa-v3-large)"
-    encoder = fields.get("bertscore", {}).get("model", "")
-    if encoder and "roberta-large" not in encoder:
-        found["bertscore"] = f"BERTScore's encoder ({encoder}, not roberta-large)"
-    if "comet" in scores.skipped:
-        found["comet"] = "COMET did not run (its reason is in the table of signatures)"
-    return found
 
 
 # %% [markdown]
@@ -95,7 +72,7 @@ metrics, run = list(scores.metrics), scores.run  # asked for (with the shortcut 
 numbers = {"profile": profile, "split": split, "scale": "x100", **scores.numbers}
 if scores.available:
     numbers["class_counts"] = scores.class_counts
-    differs = setup_differences(scores, profile)  # why this run's numbers may differ from the paper's
+    differs = scores.differences_from_paper(profile)  # why this run's numbers may differ from the paper's
 display(Markdown(scores.summary))
 
 # %% [markdown]
@@ -174,8 +151,11 @@ if scores.available:
     strings = [m for m in STRING_METRICS if m in run and pd.notna(gap(m))]
     if strings:
         spread = [gap(m) for m in strings]
-        said.append(f"{', '.join(plots.PRINTED_METRIC[m] for m in strings)} use no model, so only the data "
-                    f"move them: their ρ lies {min(spread):+.2f} to {max(spread):+.2f} from the paper's.")
+        names = ", ".join(plots.PRINTED_METRIC[m] for m in strings)
+        said.append(f"{names} uses no model, so only the data move it: its ρ is {spread[0]:+.2f} from the "
+                    "paper's." if len(strings) == 1 else
+                    f"{names} use no model, so only the data move them: their ρ lies {min(spread):+.2f} to "
+                    f"{max(spread):+.2f} from the paper's.")
     if "bertscore" in run and pd.notna(gap("bertscore")):
         said.append(f"BERTScore's ρ is {gap('bertscore'):+.2f} from the paper's"
                     + (f", with {differs['bertscore']}" if "bertscore" in differs else "") + ".")
@@ -246,17 +226,17 @@ if scores.available and not scores.caution:
         index=run).dropna()
     if len(widths):
         ratio = (widths["this run"] / widths["paper"]).mean()
-        expected = np.sqrt(PAPER_ROWS / len(scores.frame))  # width ~ 1/sqrt(rows)
+        expected = np.sqrt(book.PAPER_TEST_ROWS / len(scores.frame))  # width ~ 1/sqrt(rows)
         cap_widths = (f"CAP: {widths.loc['cap', 'this run']:.2f} against {widths.loc['cap', 'paper']:.2f}"
                       if "cap" in widths.index else "CAP did not run")
         explained = ("most of the widening is the smaller sample" if abs(ratio - expected) < 0.25 * expected
                      else "the sample size does not explain it all; the scores' spread differs too")
         display(Markdown(
-            f"**Why the intervals differ from the paper's.** Over the {len(widths)} metrics in both tables, "
-            f"this run's Spearman intervals are on average {ratio:.1f} times as wide as the paper's "
-            f"({cap_widths}). The sample size alone predicts √({PAPER_ROWS:,} / {len(scores.frame):,}) = "
-            f"{expected:.1f}: {explained} (how much the resampling itself moves the ends: exercise 1). The "
-            f"centres differ as in Tab. 2."))
+            f"**Why the intervals differ from the paper's.** Over the {len(widths)} "
+            f"metric{'s' if len(widths) > 1 else ''} in both tables, this run's Spearman intervals are on "
+            f"average {ratio:.1f} times as wide as the paper's ({cap_widths}). The sample size alone "
+            f"predicts √({book.PAPER_TEST_ROWS:,} / {len(scores.frame):,}) = {expected:.1f}: {explained} (how much the "
+            "resampling itself moves the ends: exercise 1). The centres differ as in Tab. 2."))
 
 # %% [markdown]
 # Are CAP's intervals separated from every baseline's, as in the paper? Checked on Spearman's $\rho$: CAP's interval
@@ -277,9 +257,9 @@ if "cap" in run:
     if in_paper and not scores.caution:
         why = (f" Of the paper's baselines that ran here, CAP is above {len(in_paper) - len(overlaps)} of "
                f"{len(in_paper)}; ")
-        why += (f"{', '.join(overlaps)} reach into its interval, which this run's smaller sample makes wider "
-                "than the paper's (Tab. 13)." if overlaps else "any overlap is with a metric that has no row in "
-                "Tab. 13.")
+        why += (f"{', '.join(overlaps)} {'reaches' if len(overlaps) == 1 else 'reach'} into its interval, "
+                "which this run's smaller sample makes wider than the paper's (Tab. 13)." if overlaps else
+                "any overlap is with a metric that has no row in Tab. 13.")
     display(Markdown(
         f"Highest Spearman's ρ in this run: **{plots.PRINTED_METRIC[best]}** "
         f"({100 * table.loc[best, 'spearman']:.2f}). CAP's interval versus the baselines': "
@@ -360,9 +340,9 @@ book.record(numbers, record_to)
 # 2. **Is CAP's lead larger on the validation split?** *(parameters only: `-p split validation`)* The paper chose
 #    $\alpha$, $\lambda$ and the NLI backbone on its validation split (Sec. 6.3), and the offline backbone's
 #    training corpus was revised after a look at the sample's validation split (`data/nli/README.md`). Is CAP's
-#    lead in $\rho$ and pairwise accuracy over the best baseline larger there than in Tab. 2? Is the difference in
-#    CAP's $\rho$ beyond the validation split's interval, with about a fifth as many rows?
-# 3. **Why do EM and ACC rank well but pair badly?** *(a code edit: pass `ties="half"` to
+#    lead in $\rho$ and pairwise accuracy over the best of the paper's baselines larger there than in Tab. 2?
+#    Is the difference in CAP's $\rho$ beyond the validation split's interval, with about a fifth as many rows?
+# 3. **Why can a 0/1 score rank well but pair badly?** *(a code edit: pass `ties="half"` to
 #    `evaluation.pairwise_accuracy`)* In Tab. 2, EM's $\rho$ is close to CAP's while its pairwise accuracy is far
 #    below the chance level of 50. Eq. 8 counts a tie as a miss; count it as one half instead (as an AUC does).
 #    How much do EM, ACC and CAP move, and what share of the ordered pairs does each tie?
@@ -428,7 +408,9 @@ else:
         lead = {}
         there_table = evaluation.report(there.frame, there.run, "label_semantic")
         for name, rows in ((split, table), (other, there_table)):
-            rival = max([m for m in rows.index if m != "cap"], key=lambda m: rows.loc[m, "spearman"])
+            rivals = [m for m in rows.index if m != "cap"]  # the paper's baselines when any ran, else any
+            rivals = [m for m in rivals if plots.PRINTED_METRIC[m] in reported.index] or rivals
+            rival = max(rivals, key=lambda m: rows.loc[m, "spearman"])
             lead[name] = {"rows": int(rows.loc["cap", "n"]), "best baseline": plots.PRINTED_METRIC[rival]}
             for column, short in (("spearman", "ρ"), ("pairwise_accuracy", "PairAcc")):
                 lead[name][f"CAP {short}"] = 100 * rows.loc["cap", column]
@@ -443,7 +425,8 @@ else:
         change = lead.loc["validation", "ρ lead"] - lead.loc["test", "ρ lead"]
         here = lead.loc[split, "CAP ρ"]
         inside = 100 * low <= here <= 100 * high
-        display(Markdown("**Solution 2.** CAP and the best baseline (by ρ) on both splits (×100):"))
+        display(Markdown("**Solution 2.** CAP and the best of the paper's baselines (by ρ) on both splits "
+                         "(×100):"))
         display(lead.style.format({c: "{:.2f}" for c in lead.columns if c not in ("rows", "best baseline")}))
         solutions.append(
             f"2. CAP's lead in ρ over the best baseline is {lead.loc['test', 'ρ lead']:.2f} on test and "
@@ -496,8 +479,8 @@ else:
         pairs = ", ".join(evaluation.pair_name(*p) for p in inverted) or "none"
         solutions.append(
             f"4. ACC is 1 on most rows of {mostly}: there one string holds the other (an overinclusive "
-            "answer copies the gold and adds to it, valid or not; a partial one is often a piece of it), while "
-            "a rewording (equivalent) or another valid answer (alternative_correct) rarely does. So "
+            "answer copies the gold and adds to it, valid or not; a partial one is often a piece of it), "
+            "while a rewording (equivalent) or another valid answer (alternative_correct) rarely does. So "
             f"containment inverts {len(inverted)} ordered class pairs: {pairs}. It rewards copying the gold, "
             "not meaning the same.")
     else:

@@ -1,17 +1,19 @@
 # %% [markdown]
 # # Appendix: the paper's reported numbers
 #
-# Every numeric table of the paper (Tab. 1–6, 8, 12–17) and the statement quality printed in Sec. 4, transcribed
-# once into `data/paper/`, shown with the check applied and, wherever this run computed the same quantity, **side
-# by side**: the paper's value, this run's and their difference (this run − paper), in the paper's row order and at
-# its precision (×100 as the paper prints them; counts stay counts). Two kinds of checks:
+# Every numeric table of the paper (Tab. 1–6, 8, 12–17) and the statement quality printed in Sec. 4,
+# transcribed once into `data/paper/`, shown with the check applied and, wherever this run computed the same
+# quantity, **side by side**: the paper's value, this run's and their difference (this run − paper), in the
+# paper's row order and at its precision (×100 as the paper prints them; counts stay counts). Two kinds of
+# checks:
 #
-# * **Internal consistency** — does the paper's text follow from its own tables under the protocol implemented in
-#   `caplib.evaluation`? (e.g. the violation counts of Sec. 7.4 recomputed from the class means of Tab. 5.) These
-#   hold in every profile.
-# * **Reproduction** — does this run's number match the paper's? Only meaningful in the `paper` profile (official
-#   data and checkpoints); in the offline profile the numbers come from another dataset and another NLI model and
-#   are shown for the pattern, not for equality. A sentence under each table says why the two agree or differ.
+# * **Internal consistency** — does the paper's text follow from its own tables under the protocol implemented
+#   in `caplib.evaluation`? (e.g. the violation counts of Sec. 7.4 recomputed from the class means of Tab. 5.)
+#   These hold in every profile.
+# * **Reproduction** — does this run's number match the paper's? Only meaningful in the `paper` profile
+#   (official data and checkpoints); in the offline profile the numbers come from another dataset and another
+#   NLI model and are shown for the pattern, not for equality. A sentence under each table says why the two
+#   agree or differ.
 
 # %% tags=["parameters", "hide-input"]
 profile = "offline"
@@ -19,11 +21,12 @@ chapters_dir = "."  # where the other chapters wrote their *.numbers.json (the b
 record_to = "09_reported_numbers.numbers.json"
 
 # %% [markdown]
-# **Run this chapter with other parameters** (open the first folded cell above for all of them and their defaults):
+# **Run this chapter with other parameters** (open the first folded cell above for all of them and their
+# defaults):
 # `papermill notebooks/09_reported_numbers.ipynb out.ipynb -p profile offline -p chapters_dir book/chapters`.
 # Strings and numbers go with `-p NAME VALUE`; lists go as YAML with `-y 'NAME: [a, b]'`. A parameter that
-# cannot be used stops the chapter at once with one line naming it and its valid values. `make book`
-# runs every chapter with its defaults (`make book PROFILE=paper` for the paper's setup).
+# cannot be used stops the chapter at once with one line naming it and its valid values. `make book` runs
+# every chapter with its defaults (`make book PROFILE=paper` for the paper's setup).
 
 # %% tags=["hide-input"]
 import json
@@ -58,8 +61,9 @@ def styled(frame, decimals=2):
     missing values as a dash, numbers in the row labels (Tab. 12's α and λ) as printed."""
     places = {column: decimals if isinstance(decimals, int) else decimals.get(column, 2)
               for column in frame.columns.get_level_values(0)}
-    formats = {column: f"{{:.{places[column if isinstance(column, str) else column[0]]}f}}"
+    formats = {column: f"{{:,.{places[column if isinstance(column, str) else column[0]]}f}}"
                for column in frame.columns if frame[column].dtype.kind == "f"}
+    formats |= {column: "{:,}" for column in frame.columns if frame[column].dtype.kind == "i"}
     return (frame.style.format(na_rep="–").format(formats, na_rep="–")
             .format_index(lambda label: str(round(label, 4)) if isinstance(label, float) else label))
 
@@ -73,22 +77,22 @@ SYMBOLS = {"alpha": "α", "lam": "λ"}
 
 
 def show(number, note, decimals=2):
-    """The paper's table as printed, with a note (what is checked, and why there is nothing to put beside it)."""
+    """The paper's table as printed, with a note (what is checked; why nothing stands beside it)."""
     display(Markdown(f"### Tab. {number}: {paper.caption(number)}"))
     display(styled(paper.load_table(number), decimals).hide(axis="index"))
     display(Markdown(note))
 
 
 def chapter_profile(chapter):
-    """The profile a chapter's numbers were computed with (recorded by the chapter; else this run's parameter)."""
+    """The profile a chapter's numbers were computed with (recorded by the chapter; else this parameter)."""
     return get(chapter, "profile") or profile
 
 
 def setup_of(chapter, offline):
     """What differs between this run's setup and the paper's: ``offline`` for the bundled sample's profile."""
     if chapter_profile(chapter) == "paper":
-        return ("This run is the **paper** profile (official data, the paper's checkpoints): differences beyond "
-                "rounding and bootstrap noise would be a reproduction failure.")
+        return ("This run is the **paper** profile (official data, the paper's checkpoints): differences "
+                "beyond rounding and bootstrap noise would be a reproduction failure.")
     return offline
 
 
@@ -111,32 +115,33 @@ def plain(number, places=2):
 
 
 def closeness(beside, within=2.0):
-    """One computed sentence: how many compared cells lie within ``within`` points of the paper, and the farthest."""
+    """One computed sentence: how many compared cells lie within ``within`` points of the paper, and which
+    is farthest."""
     differences = beside.xs("difference", axis=1, level=1).astype(float).stack()
     if differences.empty:
         return "No cell has both a paper value and a value of this run."
     farthest = differences.abs().idxmax()
-    row = (farthest[0] if len(farthest) == 2 else
-           ", ".join(f"{SYMBOLS.get(name, name)} = {key:g}" for name, key in zip(beside.index.names, farthest)))
+    keys = zip(beside.index.names, farthest)
+    row = farthest[0] if len(farthest) == 2 else ", ".join(f"{SYMBOLS.get(n, n)} = {k:g}" for n, k in keys)
     return (f"{int((differences.abs() <= within).sum())} of {len(differences)} compared cells lie within "
             f"{within:g} points of the paper; the farthest is {row}, {farthest[-1]} "
             f"({differences[farthest]:+.2f}).")
 
 
-def compare(number, this_run, columns, note, reason, *, index="metric", decimals=2, extra_rows=True, names=None,
-            title=None, groups=None):
-    """The paper's table and this run side by side (paper, this run, difference), at the paper's precision, with
-    the check (``note``) and why they agree or differ: ``reason(table)`` (the side-by-side table) and a computed
-    sentence. ``groups`` splits a wide table into several displays (lists of columns); ``names`` renames rows for
-    display."""
+def compare(number, this_run, columns, note, reason, *, index="metric", decimals=2, extra_rows=True,
+            names=None, title=None, groups=None):
+    """The paper's table and this run side by side (paper, this run, difference), at the paper's precision,
+    with the check (``note``) and why they agree or differ: ``reason(table)`` (the side-by-side table) and a
+    computed sentence. ``groups`` splits a wide table into several displays (lists of columns); ``names``
+    renames rows for display."""
     display(Markdown(title or f"### Tab. {number}: {paper.caption(number)}"))
-    tables = [book.beside_paper(number, this_run, group, index=index, decimals=decimals, extra_rows=extra_rows)
-              for group in (groups or [columns])]
+    tables = [book.beside_paper(number, this_run, group, index=index, decimals=decimals,
+                                extra_rows=extra_rows) for group in (groups or [columns])]
     if any(table is None for table in tables):
-        if isinstance(number, int):
-            display(styled(paper.load_table(number), decimals).hide(axis="index"))
-        display(Markdown(f"{note}\n\n*This run recorded no comparable number* (the chapter was skipped, not run, "
-                         f"or could not compute it)."))
+        display(styled(paper.load_table(number), decimals).hide(axis="index") if isinstance(number, int)
+                else styled(number, decimals))
+        display(Markdown(f"{note}\n\n*This run recorded no comparable number* (the chapter was skipped, not "
+                         f"run, or could not compute it)."))
         return
     shown = [table.rename(index=names or {}, columns=HEADERS).rename_axis(
         index=[SYMBOLS.get(name) for name in table.index.names] if table.index.nlevels > 1 else None)
@@ -149,13 +154,14 @@ def compare(number, this_run, columns, note, reason, *, index="metric", decimals
 
 
 SCALE = "Paper, this run and their difference (this run − paper), ×100 as printed; counts are counts."
-OFFLINE_CAP = ("Setup: this run's CAP uses the offline NLI backbone, far weaker than DeBERTa-v3-large (chapter 3), "
-               "on the bundled sample instead of the official data.")
+OFFLINE_CAP = ("Setup: this run's CAP uses the offline NLI backbone, far weaker than DeBERTa-v3-large "
+               "(chapter 3), on the bundled sample instead of the official data.")
 
 # %% [markdown]
 # ## Internal consistency of the paper
-# `caplib.paper.consistency_checks()` re-derives every cross-table and text-vs-table claim; the test suite asserts
-# the same list. Inconsistent rows are real discrepancies in the paper (explained in `data/paper/README.md`).
+# `caplib.paper.consistency_checks()` re-derives every cross-table and text-vs-table claim; the test suite
+# asserts the same list. Inconsistent rows are real discrepancies in the paper (explained in
+# `data/paper/README.md`).
 
 # %%
 checks = paper.consistency_checks()
@@ -168,10 +174,10 @@ checks
 
 # %% [markdown]
 # ## Table by table
-# In the paper's order, with the statement quality of Sec. 4 first. The offline profile's reasons recur: its CAP
-# uses a small NLI backbone trained for this book (chapter 3) instead of DeBERTa-v3-large, on the bundled sample
-# (chapter 2: 864 test and 160 validation rows) instead of the paper's 7,827 and 1,000; the lexical metrics need
-# no model, so for them only the data differ.
+# In the paper's order, with the statement quality of Sec. 4 first. The offline profile's reasons recur: its
+# CAP uses a small NLI backbone trained for this book (chapter 3) instead of DeBERTa-v3-large, on the bundled
+# sample (chapter 2: 864 test and 160 validation rows) instead of the paper's 7,827 and 1,000; the lexical
+# metrics need no model, so for them only the data differ.
 
 # %%
 statements = get("03_cap", "statements")
@@ -180,25 +186,31 @@ sec4 = pd.DataFrame({"BLEU": [96.64], "ROUGE-L": [98.08], "exact match": [76.7]}
 run4 = None if not isinstance(statements, dict) else pd.DataFrame(
     {"BLEU": [100 * statements["bleu"]], "ROUGE-L": [100 * statements["rouge_l"]],
      "exact match": [100 * statements["em"]]}, index=["test split"])
+
+
+def sec4_reason(beside):
+    setup = (f"Setup: the offline profile makes statements with a rule-based generator "
+             f"(`{statements['generator']}`, on the sample's {statements['n']} test triples), not with the "
+             f"fine-tuned mT5-small.")
+    return setup_of("03_cap", setup) + (
+        f" Its exact match on long-question items is {100 * long_em:.1f} (chapter 8): long questions are "
+        f"where a template falls short." if long_em is not None else "")
+
+
 compare(sec4, run4, None,
-        "Check: the paper gives these three numbers in the text of Sec. 4 (mT5-small, CAP-Statements test split), "
-        "not in a table.",
-        lambda beside: setup_of("03_cap", (
-            f"Setup: the offline profile makes statements with a rule-based generator (`{statements['generator']}`"
-            f", on the sample's {statements['n']} test triples), not with the fine-tuned mT5-small.")) + (f" Its exact match on long-question items is {100 * long_em:.1f} (chapter 8): "
-                               f"long questions are where a template falls short." if long_em is not None else ""),
-        decimals={"exact match": 1},
+        "Check: the paper gives these three numbers in the text of Sec. 4 (mT5-small, CAP-Statements test "
+        "split), not in a table.", sec4_reason, decimals={"exact match": 1},
         title="### Sec. 4 (text): statement generation on the CAP-Statements test split")
 
 # %%
-show(1, "Check: 1,000 + 7,827 = 8,827 and 8,800 + 1,100 + 1,100 = 11,000 (above). *No comparable number of this "
-        "run*: dataset sizes describe the data, not a result (chapter 2 puts the sample's split sizes and shares "
-        "beside these).", decimals=0)
+show(1, "Check: 1,000 + 7,827 = 8,827 and 8,800 + 1,100 + 1,100 = 11,000 (above). *No comparable "
+        "number of this run*: dataset sizes describe the data, not a result (chapter 2 puts the sample's "
+        "split sizes and shares beside these).", decimals=0)
 
 # %%
 def metric_table(chapter, key, columns=None, scale=1):
-    """Rows metric -> columns from a chapter's recorded {metric: {...}} mapping (chapters 4-6 record x100 values;
-    ``scale`` = 100 for the fractions other chapters record)."""
+    """Rows metric -> columns from a chapter's recorded {metric: {...}} mapping (chapters 4-6 record x100
+    values; ``scale`` = 100 for the fractions other chapters record)."""
     values = get(chapter, key)
     if not isinstance(values, dict):
         return None
@@ -213,10 +225,12 @@ LEXICAL = ["BLEU", "ROUGE-L", "METEOR"]
 def tab2_reason(beside):
     lexical = max((abs(value(beside, m, c, "difference")) for m in LEXICAL for c in ("spearman", "kendall")),
                   default=float("nan"))
-    return (setup_of("04_baselines", OFFLINE_CAP + " COMET is not packaged offline (no value); EM, ACC and the "
-                                                   "shortcut baseline are this book's additions (no paper value).")
-            + f" CAP is {signed(value(beside, 'CAP', 'spearman', 'difference'))} Spearman points from the paper; "
-              f"the lexical metrics, which need no model, are within {plain(lexical)} points on both correlations.")
+    setup = OFFLINE_CAP + (" COMET is not packaged offline (no value); EM, ACC and the shortcut baseline are "
+                           "this book's additions (no paper value).")
+    return (setup_of("04_baselines", setup)
+            + f" CAP is {signed(value(beside, 'CAP', 'spearman', 'difference'))} Spearman points from the "
+              f"paper; the lexical metrics, which need no model, are within {plain(lexical)} points on both "
+              f"correlations.")
 
 
 compare(2, metric_table("04_baselines", "tab2"), ["spearman", "kendall", "pairwise_accuracy"],
@@ -239,8 +253,8 @@ def tab3_reason(beside):
     order = (f" This run separates {ours.idxmax()} best ({ours.max():.2f}) and {ours.idxmin()} worst "
              f"({ours.min():.2f}); the paper: Exact > Invalid best (98.24), OV > OI worst (69.48)."
              if len(ours) else "")
-    ci = (f" The paper's AUC lies inside this run's 95% bootstrap interval for {len(inside)} of {len(intervals)} "
-          f"pairs ({', '.join(inside) or 'none'})." if intervals else "")
+    ci = (f" The paper's AUC lies inside this run's 95% bootstrap interval for {len(inside)} of "
+          f"{len(intervals)} pairs ({', '.join(inside) or 'none'})." if intervals else "")
     return setup_of("05_monotonicity", OFFLINE_CAP) + order + ci
 
 
@@ -252,38 +266,38 @@ def tab4_reason(beside):
     ov_part = value(beside, "CAP", "OV>Part")
     below = [m for m in beside.index if value(beside, m, "OV>Part") < 50]
     verdict = ("" if pd.isna(ov_part) else
-               f" CAP's OV > Part is {ov_part:.2f} here (paper 16.34): the paper's central failure, the price of "
-               f"α = 0.85 (chapter 6), {'reproduces' if ov_part < 50 else 'does not reproduce'}.")
+               f" CAP's OV > Part is {ov_part:.2f} here (paper 16.34): the paper's central failure, the "
+               f"price of α = 0.85 (chapter 6), {'reproduces' if ov_part < 50 else 'does not reproduce'}.")
     return (setup_of("06_hard_pairs", OFFLINE_CAP) + verdict
             + f" Below chance on OV > Part here: {', '.join(below) or 'none'}.")
 
 
 compare(4, metric_table("06_hard_pairs", "tab4"), ["Eq>Part", "OV>Part", "OV>OI", "Alt>Inv"],
-        "Check: Sec. 7.3 says all metrics except METEOR fall below chance on OV > Part; BLEU's printed 51.42 does "
-        "not.", tab4_reason)
+        "Check: Sec. 7.3 says all metrics except METEOR fall below chance on OV > Part; BLEU's printed 51.42 "
+        "does not.", tab4_reason)
 
 # %% [markdown]
-# Tab. 5 and 6 describe answers of GPT-4o, Gemini 2.0 Flash and Qwen3-8B. This run's counterpart is one other LLM
-# answering the bundled sample's questions (chapter 7), labelled blind: the same kind of number, but a different
-# model on different questions, so its column stands beside the paper's without a difference column (a difference
-# would mix the answering model, the labels and the metric).
+# Tab. 5 and 6 describe answers of GPT-4o, Gemini 2.0 Flash and Qwen3-8B. This run's counterpart is one other
+# LLM answering the bundled sample's questions (chapter 7), labelled blind: the same kind of number, but a
+# different model on different questions, so its column stands beside the paper's without a difference column
+# (a difference would mix the answering model, the labels and the metric).
 
 # %%
 sample = get("07_llm_generalization", "sample", "cap")
 model = ", ".join(get("07_llm_generalization", "models") or ["this run's LLM"])
 tab5 = paper.load_table(5).set_index("label").drop(columns="printed")
 display(Markdown(f"### Tab. 5: {paper.caption(5)}"))
-note5 = "Check: the class means give 4 / 6 / 2 violations for GPT-4o / Gemini Flash / Qwen 3, as stated (chapter 7)."
+note5 = ("Check: the class means give 4 / 6 / 2 violations for GPT-4o / Gemini Flash / Qwen 3, as stated "
+         "(chapter 7).")
 if isinstance(sample, dict):
     tab5["this run"] = pd.Series(sample["class_means"]) * 100
     display(styled(tab5))
-    alternative = sorted(lower for higher, lower in sample["violating_pairs"] if higher == "alternative_correct")
+    alternative = sorted(low for high, low in sample["violating_pairs"] if high == "alternative_correct")
     display(Markdown(
         f"This run's answers: {model}. Paper: 4 / 6 / 2 violations of 25 pairs for GPT-4o / Gemini Flash / "
-        f"Qwen 3 (Sec. 7.4). This run: "
-        f"**{sample['violations']} of the {sample['comparable_pairs']} pairs** whose two classes both occur "
-        f"(the answering model gave no answer in the other classes). The paper's most consistent deviation, "
-        f"alternative-correct below its top tier, "
+        f"Qwen 3 (Sec. 7.4). This run: **{sample['violations']} of the {sample['comparable_pairs']} pairs** "
+        f"whose two classes both occur (the answering model gave no answer in the other classes). The "
+        f"paper's most consistent deviation, alternative-correct below its top tier, "
         + (f"shows here too (below {', '.join(alternative)})." if alternative else "does not show here.")
         + f"\n\n{note5}"))
 else:
@@ -299,9 +313,9 @@ if isinstance(counts, dict):
     tab6["this run"] = pd.Series(counts)
     absent = [label for label in LABELS if not counts.get(label)]
     display(styled(tab6, 0))
-    display(Markdown(f"This run: {sum(counts.values())} answers from one model, against 999 per model in the "
-                     f"paper; classes it never produced: {', '.join(absent) or 'none'} (the paper's models are "
-                     f"rare in overinclusive-invalid and contradictory too).\n\n{note6}"))
+    display(Markdown(f"This run: {sum(counts.values())} answers from one model, against 999 per model in "
+                     f"the paper; classes it never produced: {', '.join(absent) or 'none'} (the paper's "
+                     f"models are rare in overinclusive-invalid and contradictory too).\n\n{note6}"))
 else:
     display(styled(tab6, 0))
     display(Markdown(f"{note6} *This run recorded no class counts of LLM answers.*"))
@@ -316,12 +330,12 @@ run8 = None if not isinstance(agreement, dict) else pd.DataFrame(
 def tab8_reason(beside):
     rise = {part: value(beside, "quadratic", "score", part) - value(beside, "kappa", "score", part)
             for part in ("paper", "this run")}
-    return (setup_of("02_datasets", (
-        f"Setup: the bundled sample's second label is a blind LLM pass ({agreement['n']} rows) over candidates "
-        f"written to one class each, not a human label of 1,638 examples.")) +
-        f" Quadratic-weighted κ rises {signed(rise['paper'], 1)} points above the unweighted one in the paper and "
-        f"{signed(rise['this run'], 1)} here: the larger the rise, the more the disagreements fall between "
-        f"neighbouring classes (chapter 2, exercise 4).")
+    setup = (f"Setup: the bundled sample's second label is a blind LLM pass ({agreement['n']} rows) over "
+             f"candidates written to one class each, not a human label of 1,638 examples.")
+    return (setup_of("02_datasets", setup)
+            + f" Quadratic-weighted κ rises {signed(rise['paper'], 1)} points above the unweighted one in "
+              f"the paper and {signed(rise['this run'], 1)} here: the larger the rise, the more the "
+              f"disagreements fall between neighbouring classes (chapter 2, exercise 4).")
 
 
 compare(8, run8, ["score"], "Check: Tab. 8 equals the text of B.3 (0.779 / 0.825 / 0.879).", tab8_reason,
@@ -338,15 +352,18 @@ if isinstance(sweep, dict) and sweep.get("grid"):
 def tab12_reason(beside):
     ranked = grid.sort_values(["spearman", "pairwise_accuracy"], ascending=False).index.tolist()
     place = ranked.index((0.85, 0.3)) + 1 if (0.85, 0.3) in ranked else "–"
-    return (setup_of("03_cap", f"Setup: the sweep runs on the sample's validation split ({sweep['n']} rows; the "
-                               f"paper: 1,000) with the offline backbone.")
-            + f" Over this run's whole grid ({len(grid)} settings) the best Spearman is at α = {ranked[0][0]:g}, "
-              f"λ = {ranked[0][1]:g}; the paper's choice (0.85, 0.30) ranks {place} of {len(grid)} here.")
+    setup = (f"Setup: the sweep runs on the sample's validation split ({sweep['n']} rows; the paper: 1,000) "
+             f"with the offline backbone.")
+    return (setup_of("03_cap", setup)
+            + f" Over this run's whole grid ({len(grid)} settings) the best Spearman is at "
+              f"α = {ranked[0][0]:g}, λ = {ranked[0][1]:g}; the paper's choice (0.85, 0.30) ranks {place} "
+              f"of {len(grid)} here.")
 
 
 compare(12, grid, ["spearman", "pairwise_accuracy", "violations"],
         "Check: α = 0.85, λ = 0.30 is the best row of Tab. 12; Tab. 12 has no α = 1 row although App. C.3 "
-        "claims to beat one.", tab12_reason, index=["alpha", "lam"], decimals={"violations": 0}, extra_rows=False)
+        "claims to beat one.", tab12_reason, index=["alpha", "lam"], decimals={"violations": 0},
+        extra_rows=False)
 
 # %%
 tab13 = metric_table("04_baselines", "tab13")
@@ -357,21 +374,21 @@ def tab13_reason(beside):
               for part in ("paper", "this run")}
     return (setup_of("04_baselines", OFFLINE_CAP)
             + f" CAP's Spearman interval is {plain(widths['this run'])} points wide here against "
-              f"{plain(widths['paper'])} in the paper: {get('04_baselines', 'n_rows')} test rows instead of 7,827 "
-              f"({get('04_baselines', 'n_resamples') or 0:,} bootstrap resamples; the paper: 10,000).")
+              f"{plain(widths['paper'])} in the paper: {get('04_baselines', 'n_rows')} test rows instead of "
+              f"7,827 ({get('04_baselines', 'n_resamples') or 0:,} bootstrap resamples; the paper: 10,000).")
 
 
-compare(13, tab13, None, "Check: every point estimate lies inside its 95% CI (percentile bootstrap, App. D.1).",
-        tab13_reason, groups=[["spearman", "spearman_low", "spearman_high"],
-                              ["kendall", "kendall_low", "kendall_high"]])
+compare(13, tab13, None, "Check: every point estimate lies inside its 95% CI (percentile bootstrap, "
+                         "App. D.1).", tab13_reason,
+        groups=[["spearman", "spearman_low", "spearman_high"], ["kendall", "kendall_low", "kendall_high"]])
 
 # %%
 def tab14_reason(beside):
     counts = {part: ", ".join(plain(value(beside, m, "violations", part), 0) for m in LEXICAL)
               for part in ("paper", "this run")}
     return (setup_of("05_monotonicity", OFFLINE_CAP)
-            + f" BLEU, ROUGE-L and METEOR invert {counts['this run']} of 25 pairs here and {counts['paper']} in "
-              f"the paper (about half: chance level, chapter 1, exercise 3); CAP inverts "
+            + f" BLEU, ROUGE-L and METEOR invert {counts['this run']} of 25 pairs here and {counts['paper']} "
+              f"in the paper (about half: chance level, chapter 1, exercise 3); CAP inverts "
               f"{plain(value(beside, 'CAP', 'violations'), 0)} here, 4 in the paper.")
 
 
@@ -380,10 +397,10 @@ compare(14, metric_table("05_monotonicity", "tab14"), ["violations", "violation_
         decimals={"violations": 0})
 
 # %%
-show(15, "Check: the per-type rates agree with App. E's text, but no mix of question types reproduces App. B.5's "
-         "aggregate rates (see data/paper/README.md). *No comparable number of this run*: it has no human "
-         "validation of generated statements; its automatic statement quality is beside Sec. 4 above and per "
-         "question type in chapter 8.", decimals=1)
+show(15, "Check: the per-type rates agree with App. E's text, but no mix of question types reproduces App. "
+         "B.5's aggregate rates (see data/paper/README.md). *No comparable number of this run*: it has no "
+         "human validation of generated statements; its automatic statement quality is beside Sec. 4 above "
+         "and per question type in chapter 8.", decimals=1)
 
 # %%
 stability = get("08_error_analysis", "stability")
@@ -398,12 +415,13 @@ def label_sources(beside, columns):
     first, second = beside.index[:2]
     gaps = {part: max((abs(value(beside, first, c, part) - value(beside, second, c, part)) for c in columns),
                       default=float("nan")) for part in ("paper", "this run")}
-    return (setup_of("08_error_analysis", (
-        f"Setup: the bundled sample's second labels come from a blind LLM pass on {stability['n']} test rows, not "
-        f"from humans on 1,638" + (f"; they agree with the first labels on {100 * observed:.1f}% of the rows "
-                                   f"(chapter 2)" if observed is not None else "") + "."))
-        + f" The two label sources differ by at most {plain(gaps['this run'])} points here and "
-          f"{plain(gaps['paper'])} in the paper.")
+    setup = (f"Setup: the bundled sample's second labels come from a blind LLM pass on {stability['n']} test "
+             f"rows, not from humans on 1,638"
+             + (f"; they agree with the first labels on {100 * observed:.1f}% of the rows (chapter 2)"
+                if observed is not None else "") + ".")
+    return (setup_of("08_error_analysis", setup)
+            + f" The two label sources differ by at most {plain(gaps['this run'])} points here and "
+              f"{plain(gaps['paper'])} in the paper.")
 
 
 compare(16, run16, ["spearman", "kendall", "pairwise_accuracy"], "Check: Tab. 16 equals the text of App. E.",
@@ -422,17 +440,17 @@ def tab17_reason(beside):
     modes = []
     if ours[["partial", "overinclusive_valid"]].notna().all():
         modes.append(f"partial {'above' if ours['partial'] > ours['overinclusive_valid'] else 'below'} "
-                     f"overinclusive-valid ({ours['partial']:.2f} vs {ours['overinclusive_valid']:.2f}; paper "
-                     f"83.61 vs 50.07)")
+                     f"overinclusive-valid ({ours['partial']:.2f} vs {ours['overinclusive_valid']:.2f}; "
+                     f"paper 83.61 vs 50.07)")
     if ours[["alternative_correct", "equivalent"]].notna().all():
         modes.append(f"alternative-correct at {ours['alternative_correct']:.2f}, "
                      f"{ours['equivalent'] - ours['alternative_correct']:.2f} below equivalent (paper 36.74, "
                      f"47.85 below)")
-    return (setup_of("08_error_analysis", OFFLINE_CAP) + (f" The paper's two failure modes, first labels: "
-                                                          f"{'; '.join(modes)}." if modes else "")
+    return (setup_of("08_error_analysis", OFFLINE_CAP)
+            + (f" The paper's two failure modes, first labels: {'; '.join(modes)}." if modes else "")
             + (f" Violations here: {violations17.get('synthetic')} (first labels) and "
-               f"{violations17.get('manual')} (second labels), against the paper's 4 and 4." if violations17
-               else ""))
+               f"{violations17.get('manual')} (second labels), against the paper's 4 and 4."
+               if violations17 else ""))
 
 
 compare(17, run17, ["Synthetic", "Annotator"],
