@@ -15,8 +15,10 @@ export HF_HUB_OFFLINE ?= 1
 export TRANSFORMERS_OFFLINE ?= 1
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-MATHJAX := _static/mathjax/tex-chtml.js
-PLOTLYJS := _static/plotly.min.js
+# Vendored JavaScript lives outside _static: Jupyter Book 1.x adds every .js under a static path to every page
+# (MathJax's ~80 component files included). _vendor/ is copied to the site's root (html_extra_path) instead.
+MATHJAX := _vendor/mathjax/tex-chtml.js
+PLOTLYJS := _vendor/plotly.min.js
 MATHJAX_VERSION := 3.2.2
 
 .PHONY: book test venv clean-cache
@@ -39,13 +41,13 @@ test: $(STAMP)
 # MathJax 3 served with the book (Sphinx's mathjax_path in _config.yml), so formulas typeset offline.
 $(MATHJAX):
 	@command -v npm >/dev/null || { echo "make book needs npm for its offline MathJax copy (Debian: apt install npm)"; exit 1; }
-	mkdir -p .cache/npm _static
+	mkdir -p .cache/npm _vendor
 	npm install --prefix .cache/npm --no-audit --no-fund --silent mathjax@$(MATHJAX_VERSION)
-	rm -rf _static/mathjax && cp -r .cache/npm/node_modules/mathjax/es5 _static/mathjax
+	rm -rf _vendor/mathjax && cp -r .cache/npm/node_modules/mathjax/es5 _vendor/mathjax
 
 # plotly.js from the installed plotly package, served with the book for the interactive figures (no CDN).
 $(PLOTLYJS): $(STAMP)
-	mkdir -p _static
+	mkdir -p _vendor
 	$(PY) -c "import pathlib, shutil, plotly; shutil.copy(pathlib.Path(plotly.__file__).parent / 'package_data' / 'plotly.min.js', '$@')"
 
 book: $(STAMP) $(MATHJAX) $(PLOTLYJS)

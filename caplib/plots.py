@@ -37,8 +37,9 @@ PRINTED_METRIC: Mapping[str, str] = {"cap": "CAP", "bleu": "BLEU", "rouge_l": "R
                                      "bertscore": "BERTScore", "comet": "COMET", "em": "EM", "acc": "ACC",
                                      "shortcut": "Shortcut"}
 
-#: Where a chapter page finds plotly.js: shipped with the book by ``make book`` (``_static/``), never a CDN.
-PLOTLY_JS = "../../_static/plotly.min.js"
+#: Where a chapter page finds plotly.js: shipped with the book by ``make book`` (``_vendor/``, copied to the site's
+#: root), never a CDN.
+PLOTLY_JS = "../../plotly.min.js"
 
 #: Class means of the examples in this module's docstrings (three violations: alternative <= OV, alternative <= partial
 #: and OV <= partial).

@@ -23,6 +23,9 @@ from typing import Any
 
 CHROMIUM = "/usr/lib/chromium/chromium"
 PORT = 9333
+# true once MathJax has loaded and typeset the page (startup.promise resolves after the first typesetting pass)
+MATHJAX_READY = ("window.MathJax && MathJax.startup && MathJax.startup.promise ? "
+                 "MathJax.startup.promise.then(() => true) : false")
 COUNT_MATH = ("JSON.stringify({typeset: document.querySelectorAll('mjx-container').length, "
               "raw: (document.body.innerText.match(/\\\\[(\\[]/g) || []).length})")
 FIRST_POINT = ("(() => { const div = document.querySelector('.plotly-graph-div'); if (!div) return null;"
@@ -54,13 +57,19 @@ async def check_page(url: str, screenshot: Path) -> dict[str, Any]:
                 return message.get("result", {})
 
     async def evaluate(expression: str) -> Any:
-        return (await call("Runtime.evaluate", expression=expression, returnByValue=True))["result"].get("value")
+        return (await call("Runtime.evaluate", expression=expression, returnByValue=True,
+                           awaitPromise=True))["result"].get("value")
 
     await call("Network.enable")
     await call("Page.enable")
     await call("Emulation.setDeviceMetricsOverride", width=1280, height=1000, deviceScaleFactor=1, mobile=False)
     await call("Page.navigate", url=url)
-    await asyncio.sleep(4)  # MathJax and plotly typeset after load
+    # MathJax typesets after load: wait for its startup promise (up to 60 s on a busy machine), then for plotly
+    for _ in range(120):
+        if await evaluate(MATHJAX_READY):
+            break
+        await asyncio.sleep(0.5)
+    await asyncio.sleep(2)
     report: dict[str, Any] = {"page": url, "math": json.loads(await evaluate(COUNT_MATH))}
     point = await evaluate(FIRST_POINT)
     if point:

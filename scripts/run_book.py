@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 
 import papermill
+from jupyter_client.manager import AsyncKernelManager
 from traitlets.config import Config
 
 from caplib.checkpoints import sha256_of
@@ -51,6 +52,20 @@ def chapters(only: list[str] | None) -> list[Path]:
     return found
 
 
+class ChapterKernelManager(AsyncKernelManager):
+    """The kernel manager of a chapter run: jupyter_client's, without the interrupt it sends before a shutdown.
+
+    jupyter_client interrupts (SIGINT) a kernel before asking it to shut down, to stop code still running. When
+    papermill shuts a chapter's kernel down every cell has finished, so the interrupt stops nothing; but when it
+    lands while the kernel is still answering a message, ipykernel logs "KeyboardInterrupt caught in kernel" into
+    the book's log. A kernel that does not answer the shutdown request is still killed (``finish_shutdown``).
+    """
+
+    async def _async_interrupt_kernel(self) -> None:
+        if not self.shutting_down:
+            await super()._async_interrupt_kernel()
+
+
 def run_chapter(notebook: Path, parameters: dict, timeout: int) -> float:
     """Execute one notebook into book/chapters/ with papermill; returns the wall time in seconds."""
     start = time.perf_counter()
@@ -66,19 +81,31 @@ def run_chapter(notebook: Path, parameters: dict, timeout: int) -> float:
         # the kernel talks over local IPC sockets, not TCP: nothing listens on a port, and ipykernel has no reason
         # to warn "Kernel is running over TCP without encryption" in every chapter's log
         config=Config({"KernelManager": {"transport": "ipc"}}),
+        kernel_manager_class=ChapterKernelManager,
     )
-    fold_parameters(OUTPUT / notebook.name)
+    fold_code(OUTPUT / notebook.name)
     return time.perf_counter() - start
 
 
-def fold_parameters(executed: Path) -> None:
-    """Show the parameters papermill injected folded, like the chapter's own parameters cell (``hide-input``)."""
+#: Code cells longer than this many lines are shown folded (results first); shorter ones stay open: they show the
+#: reader the one call that makes a table or figure.
+OPEN_CODE_LINES = 4
+
+
+def fold_code(executed: Path) -> None:
+    """Results first: fold the source of the parameters papermill injected (like the chapter's own parameters
+    cell) and of every code cell longer than ``OPEN_CODE_LINES`` lines (``hide-input``: its outputs stay visible,
+    a click shows the code). A cell tagged ``show-input`` stays open whatever its length."""
     import nbformat
 
     notebook = nbformat.read(executed, as_version=4)
     for cell in notebook.cells:
+        if cell.cell_type != "code":
+            continue
         tags = cell.metadata.setdefault("tags", [])
-        if "injected-parameters" in tags and "hide-input" not in tags:
+        folded = {"hide-input", "remove-input", "remove-cell", "show-input"} & set(tags)
+        long = len(cell.source.strip().splitlines()) > OPEN_CODE_LINES
+        if not folded and ("injected-parameters" in tags or long):
             tags.append("hide-input")
     nbformat.write(notebook, executed)
 
@@ -90,7 +117,7 @@ def _code_hashes(directory: Path) -> dict[str, str]:
 def inputs_hash(notebook: Path, parameters: dict, profile: Profile) -> str:
     """SHA-256 of everything a chapter's output depends on: its notebook, its parameters, caplib's code and package
     data (profiles and locks included), the project's data files, the profile's data and model directories, the
-    NLI checkpoint's content, the pinned dependencies and, for a chapter that reads the others' numbers
+    NLI checkpoint's content, the pinned dependencies, this runner's code and, for a chapter that reads the others' numbers
     (``chapters_dir``), those numbers."""
     from caplib.checkpoints import CheckpointNotAvailable, resolve_checkpoint
 
@@ -104,6 +131,7 @@ def inputs_hash(notebook: Path, parameters: dict, profile: Profile) -> str:
         "notebook": sha256_of([notebook]), "parameters": parameters, "caplib": _code_hashes(ROOT / "caplib"),
         "data": {str(folder): directory_hashes(folder) for folder in folders}, "nli": nli,
         "dependencies": sha256_of([ROOT / "requirements.txt", ROOT / "constraints.txt"]),
+        "runner": sha256_of([Path(__file__)]),  # how chapters are executed and folded
     }
     if "chapters_dir" in papermill.inspect_notebook(str(notebook)):
         parts["numbers"] = {path.name: sha256_of([path]) for path in sorted(OUTPUT.glob("*.numbers.json"))

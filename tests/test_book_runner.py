@@ -67,3 +67,21 @@ def test_the_inputs_hash_follows_parameters_and_notebook_content(tmp_path):
     edited = tmp_path / "01_taxonomy.ipynb"
     edited.write_bytes(notebook.read_bytes().replace(b"taxonomy", b"Taxonomy", 1))
     assert key != run_book.inputs_hash(edited, {"profile": "offline"}, profile)
+
+
+def test_long_code_cells_and_injected_parameters_are_folded_and_short_calls_stay_open(tmp_path):
+    import nbformat
+
+    run_book = load_script("run_book")
+    short = "\n".join(["x = 1"] * run_book.OPEN_CODE_LINES)
+    long = "\n".join(["x = 1"] * (run_book.OPEN_CODE_LINES + 1))
+    cells = [nbformat.v4.new_code_cell(short), nbformat.v4.new_code_cell(long),
+             nbformat.v4.new_code_cell("alpha = 0.5", metadata={"tags": ["injected-parameters"]}),
+             nbformat.v4.new_code_cell(long, metadata={"tags": ["show-input"]}),
+             nbformat.v4.new_code_cell(long, metadata={"tags": ["remove-input"]}),
+             nbformat.v4.new_markdown_cell(long)]
+    path = tmp_path / "chapter.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(cells=cells), path)
+    run_book.fold_code(path)
+    tags = [cell.metadata.get("tags", []) for cell in nbformat.read(path, as_version=4).cells]
+    assert tags == [[], ["hide-input"], ["injected-parameters", "hide-input"], ["show-input"], ["remove-input"], []]
