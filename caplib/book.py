@@ -553,10 +553,8 @@ def cap_scorer(profile: str | Profile, runtime: Runtime | None = None,
 
 
 def backbone_figures(profile: Profile) -> pd.DataFrame | None:
-    """The held-out figures of the offline NLI backbone from its manifest (:mod:`caplib.offline_nli`): the authored
-    corpus's held-out tenth, SuperGLUE CB and GLUE RTE (never trained on), each beside its majority-class baseline,
-    and the corpus's hypothesis-only artifact check (``data/nli/stats.json``); None for any other NLI model or
-    before the backbone is built.
+    """The offline NLI backbone's held-out figures (:func:`caplib.offline_nli.artifact.heldout_figures`) when
+    ``profile`` scores with it; None for any other NLI model or before the backbone is built.
 
     Example:
         >>> from caplib.profiles import load_profile
@@ -564,22 +562,9 @@ def backbone_figures(profile: Profile) -> pd.DataFrame | None:
         True
     """
     from caplib.checkpoints import BUILTIN_OFFLINE_NLI
-    from caplib.offline_nli.artifact import MANIFEST_FILE, artifact_dir
-    from caplib.offline_nli.corpus import read_stats
+    from caplib.offline_nli.artifact import heldout_figures
 
-    path = artifact_dir() / MANIFEST_FILE
-    if profile.nli_model != BUILTIN_OFFLINE_NLI or not path.is_file():
-        return None
-    evaluation = json.loads(path.read_text(encoding="utf-8"))["evaluation"]
-    authored, cb, rte = evaluation["heldout_by_source"]["authored"], evaluation["cb"], evaluation["rte"]["two_way"]
-    rows = {"authored corpus, held-out tenth (3-way)": (authored["n"], authored["accuracy"],
-                                                        authored["majority_baseline"]),
-            "SuperGLUE CB validation (3-way)": (cb["n"], cb["accuracy"], cb["majority_baseline"]),
-            "GLUE RTE validation (entailment or not)": (rte["n"], rte["accuracy"], rte["majority_baseline"])}
-    for direction, check in read_stats().get("hypothesis_only", {}).items():
-        rows[f"hypothesis only, {direction.replace('_', ' ')} (artifact check)"] = (
-            check["n"], check["accuracy"], check["majority_baseline"])
-    return pd.DataFrame(rows, index=["pairs", "accuracy", "majority class"]).T.astype({"pairs": int})
+    return heldout_figures() if profile.nli_model == BUILTIN_OFFLINE_NLI else None
 
 
 def statement_generator(scorer: CAPScorer | None,

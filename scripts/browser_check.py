@@ -1,9 +1,12 @@
 """Open built book pages in headless Chromium and report what a reader's browser does with them (issue 16, item 8).
 
 For each page: the requests it made and which of them left the machine (anything but ``file:``/``data:``), how
-many formulas MathJax typeset and how many raw ``\\(``/``\\[`` remain, and, on a page with an interactive figure,
-the text of the tooltip shown when the mouse rests on its first point. A screenshot of each page is written.
-Uses Debian's ``chromium`` through the DevTools protocol (tornado's websocket client, installed with Jupyter).
+many formulas MathJax typeset and how many raw ``\\(``/``\\[`` remain, whether a Python traceback shows, which
+images did not load, how many interactive (plotly) figures rendered empty and, on a page with an interactive scatter,
+the text of the tooltip shown when the mouse rests on its first point. :func:`problems` turns a report into what a
+reader would see wrong; ``make test`` runs this on every page of a book built from the chapters it executes
+(tests/test_notebooks.py). Screenshots are written for the pages asked. Uses Debian's ``chromium`` (installed by
+``make test`` where missing) through the DevTools protocol (tornado's websocket client, installed with Jupyter).
 
 Usage:
     python scripts/browser_check.py _build/html/book/chapters/06_hard_pairs.html ... [--screenshots DIR]
@@ -15,17 +18,22 @@ import argparse
 import asyncio
 import base64
 import json
+import shutil
+import socket
 import subprocess
 import time
 import urllib.request
 from pathlib import Path
 from typing import Any
 
-CHROMIUM = "/usr/lib/chromium/chromium"
-PORT = 9333
+#: Where Debian's package puts the browser (its ``chromium`` launcher script adds flags we set ourselves).
+CHROMIUM_CANDIDATES = ("/usr/lib/chromium/chromium", "chromium", "chromium-browser", "google-chrome")
 # true once MathJax has loaded and typeset the page (startup.promise resolves after the first typesetting pass)
-MATHJAX_READY = ("window.MathJax && MathJax.startup && MathJax.startup.promise ? "
-                 "MathJax.startup.promise.then(() => true) : false")
+# (a page that loads no MathJax, e.g. the search page, is ready once loaded)
+MATHJAX_READY = ("location.protocol === 'file:' && document.readyState === 'complete' && "
+                 "(!document.querySelector('script[src*=\"mathjax\"]') || "
+                 "(window.MathJax && MathJax.startup && MathJax.startup.promise ? "
+                 "MathJax.startup.promise.then(() => true) : false))")
 COUNT_MATH = ("JSON.stringify({typeset: document.querySelectorAll('mjx-container').length, "
               "raw: (document.body.innerText.match(/\\\\[(\\[]/g) || []).length})")
 FIRST_POINT = ("(() => { const div = document.querySelector('.plotly-graph-div'); if (!div) return null;"
@@ -33,24 +41,66 @@ FIRST_POINT = ("(() => { const div = document.querySelector('.plotly-graph-div')
                ".getBoundingClientRect(); return JSON.stringify({x: box.x + box.width / 2, y: box.y + box.height / 2});"
                " })()")
 TOOLTIP = "(() => { const layer = document.querySelector('.hoverlayer'); return layer ? layer.textContent : ''; })()"
+# what a reader sees wrong: a traceback in a cell's output (not a docstring's example of an error), images that did
+# not load, interactive figures plotly did not draw (it adds its .main-svg layer when it does)
+PAGE_STATE = ("JSON.stringify({traceback: Array.from(document.querySelectorAll('.cell_output')).some("
+              "o => o.querySelector('.traceback') || o.innerText.includes('Traceback (most recent call last)')), "
+              "images: document.images.length, "
+              "broken_images: Array.from(document.images).filter(i => !i.complete || i.naturalWidth === 0)"
+              ".map(i => i.getAttribute('src')), "
+              "figures: document.querySelectorAll('.plotly-graph-div').length, "
+              "empty_figures: Array.from(document.querySelectorAll('.plotly-graph-div'))"
+              ".filter(d => !d.querySelector('.main-svg')).length})")
 
 
-async def check_page(url: str, screenshot: Path) -> dict[str, Any]:
-    """One page in the running browser: requests, math, tooltip; the screenshot written."""
+def find_chromium() -> str | None:
+    """The headless browser's executable, or None when none is installed."""
+    for candidate in CHROMIUM_CANDIDATES:
+        found = candidate if Path(candidate).is_file() else shutil.which(candidate)
+        if found:
+            return found
+    return None
+
+
+def problems(report: dict[str, Any]) -> list[str]:
+    """What a reader would see wrong on the page of ``report`` (empty when nothing).
+
+    Example:
+        >>> problems({"page": "p.html", "math": {"typeset": 3, "raw": 1}, "left_the_machine": [], "traceback": False,
+        ...           "broken_images": [], "empty_figures": 0})
+        ['p.html: 1 formula(s) left raw']
+    """
+    page, found = report["page"], []
+    if report["math"]["raw"]:
+        found.append(f"{page}: {report['math']['raw']} formula(s) left raw")
+    if report["left_the_machine"]:
+        found.append(f"{page}: requests left the machine: {report['left_the_machine'][:3]}")
+    if report["traceback"]:
+        found.append(f"{page}: a Python traceback is shown")
+    if report["broken_images"]:
+        found.append(f"{page}: images not loaded: {report['broken_images'][:3]}")
+    if report["empty_figures"]:
+        found.append(f"{page}: {report['empty_figures']} interactive figure(s) rendered empty")
+    return found
+
+
+async def check_page(url: str, port: int, screenshot: Path | None = None) -> dict[str, Any]:
+    """One page in the browser listening on ``port``: requests, math, page state, tooltip; the screenshot written
+    when a path is given."""
     from tornado.websocket import websocket_connect
 
-    targets = json.load(urllib.request.urlopen(f"http://127.0.0.1:{PORT}/json"))
-    socket = await websocket_connect([t for t in targets if t["type"] == "page"][0]["webSocketDebuggerUrl"],
-                                     max_message_size=64 * 1024 * 1024)
+    targets = json.load(urllib.request.urlopen(f"http://127.0.0.1:{port}/json"))
+    connection = await websocket_connect([t for t in targets if t["type"] == "page"][0]["webSocketDebuggerUrl"],
+                                         max_message_size=64 * 1024 * 1024)
     requests: list[str] = []
     counter = 0
 
     async def call(method: str, **params: Any) -> dict[str, Any]:
         nonlocal counter
         counter += 1
-        socket.write_message(json.dumps({"id": counter, "method": method, "params": params}))
+        connection.write_message(json.dumps({"id": counter, "method": method, "params": params}))
         while True:
-            message = json.loads(await socket.read_message())
+            message = json.loads(await connection.read_message())
             if message.get("method") == "Network.requestWillBeSent":
                 requests.append(message["params"]["request"]["url"])
             if message.get("id") == counter:
@@ -70,7 +120,8 @@ async def check_page(url: str, screenshot: Path) -> dict[str, Any]:
             break
         await asyncio.sleep(0.5)
     await asyncio.sleep(2)
-    report: dict[str, Any] = {"page": url, "math": json.loads(await evaluate(COUNT_MATH))}
+    report: dict[str, Any] = {"page": url, "math": json.loads(await evaluate(COUNT_MATH)),
+                              **json.loads(await evaluate(PAGE_STATE))}
     point = await evaluate(FIRST_POINT)
     if point:
         where = json.loads(point)
@@ -79,13 +130,54 @@ async def check_page(url: str, screenshot: Path) -> dict[str, Any]:
             await asyncio.sleep(0.15)
         await asyncio.sleep(0.8)
         report["tooltip"] = await evaluate(TOOLTIP)
-    shot = await call("Page.captureScreenshot", format="png")
-    screenshot.write_bytes(base64.b64decode(shot["data"]))
+    if screenshot is not None:
+        shot = await call("Page.captureScreenshot", format="png")
+        screenshot.write_bytes(base64.b64decode(shot["data"]))
+        report["screenshot"] = str(screenshot)
     report["requests"] = len(requests)
     report["left_the_machine"] = [u for u in requests if not u.startswith(("file:", "data:", "about:"))]
-    report["screenshot"] = str(screenshot)
-    socket.close()
+    connection.close()
     return report
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def check_pages(pages: list[Path], screenshots: Path | None = None, shoot: set[str] | None = None,
+                chromium: str | None = None) -> list[dict[str, Any]]:
+    """Open each page in one headless Chromium and return a report per page (see :func:`check_page`).
+
+    Screenshots of the pages whose stem is in ``shoot`` (all pages when None) go to ``screenshots``, if given.
+    """
+    executable = chromium or find_chromium()
+    if executable is None:
+        raise FileNotFoundError("no chromium found (Debian: apt install chromium)")
+    if screenshots is not None:
+        screenshots.mkdir(parents=True, exist_ok=True)
+    port = _free_port()
+    browser = subprocess.Popen([executable, "--headless", "--no-sandbox", "--disable-gpu",
+                                f"--remote-debugging-port={port}", "about:blank"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(150):  # until the DevTools endpoint answers
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/json")
+                break
+            except OSError:
+                time.sleep(0.2)
+        reports = []
+        for page in pages:
+            path = page.resolve()
+            shot = None if screenshots is None or (shoot is not None and path.stem not in shoot) else \
+                screenshots / f"{path.stem}.png"
+            reports.append(asyncio.run(check_page(path.as_uri(), port, shot)))
+        return reports
+    finally:
+        browser.terminate()
+        browser.wait(timeout=30)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -93,25 +185,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("pages", nargs="+", help="built HTML pages")
     parser.add_argument("--screenshots", default="_build/screenshots", help="where screenshots go")
     args = parser.parse_args(argv)
-    folder = Path(args.screenshots)
-    folder.mkdir(parents=True, exist_ok=True)
-    browser = subprocess.Popen([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
-                                f"--remote-debugging-port={PORT}", "about:blank"],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        for _ in range(50):  # until the DevTools endpoint answers
-            try:
-                urllib.request.urlopen(f"http://127.0.0.1:{PORT}/json")
-                break
-            except OSError:
-                time.sleep(0.2)
-        for page in args.pages:
-            path = Path(page).resolve()
-            report = asyncio.run(check_page(path.as_uri(), folder / f"{path.stem}.png"))
-            print(json.dumps(report, ensure_ascii=False))
-    finally:
-        browser.terminate()
-    return 0
+    reports = check_pages([Path(page) for page in args.pages], Path(args.screenshots))
+    for report in reports:
+        print(json.dumps(report, ensure_ascii=False))
+    found = [problem for report in reports for problem in problems(report)]
+    print("\n".join(found) or "no problems found", flush=True)
+    return 1 if found else 0
 
 
 if __name__ == "__main__":

@@ -10,10 +10,15 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import papermill
 import pytest
+
+from tests.scripts import load_script
 
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTERS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
@@ -54,12 +59,19 @@ def empty_cache(tmp_path_factory) -> dict[str, str]:
 
 
 @pytest.fixture(scope="session")
-def book_files(tmp_path_factory):
-    """Every chapter run once from an empty cache: {numbers file name: bytes}."""
+def executed(tmp_path_factory) -> tuple[Path, dict[str, bytes]]:
+    """Every chapter run once from an empty cache: (the folder of executed notebooks, {numbers file name: bytes})."""
     from caplib.offline_nli import ensure_backbone
 
     ensure_backbone()
-    return run_book(tmp_path_factory.mktemp("book"), empty_cache(tmp_path_factory))
+    out = tmp_path_factory.mktemp("book")
+    return out, run_book(out, empty_cache(tmp_path_factory))
+
+
+@pytest.fixture(scope="session")
+def book_files(executed):
+    """{numbers file name: bytes} of that run."""
+    return executed[1]
 
 
 @pytest.fixture(scope="session")
@@ -191,3 +203,39 @@ def test_error_analysis_chapter(book):
     assert statements["by_type"]["overall"]["n"] == 44
     assert statements["by_type"]["long-question"]["em"] == 0.0
     assert all(rate == 0.0 for rate in statements["fallback_rate"].values())
+
+
+#: The pages whose screenshots are kept (issue 16): the index, CAP's chapter and the hard pairs' chapter.
+SCREENSHOT_PAGES = {"index", "03_cap", "06_hard_pairs"}
+
+
+def test_the_built_book_reads_right_in_a_real_browser(executed, tmp_path_factory):
+    """Issue 16, item 8: the book built from the chapters executed above, every page opened in headless Chromium
+    (installed by ``make test`` where missing): no traceback in an output, every image loaded, every formula
+    typeset, every interactive figure drawn, no request leaving the machine; screenshots in _build/screenshots/."""
+    browser = load_script("browser_check")
+    if browser.find_chromium() is None:
+        pytest.skip("no chromium here, and make test could not install it (Debian: apt install chromium)")
+    if not (ROOT / "_vendor" / "mathjax" / "tex-chtml.js").is_file():
+        pytest.skip("no MathJax copy in _vendor/ (make test installs it with npm; npm is missing here)")
+    site = tmp_path_factory.mktemp("site")
+    for name in ("_config.yml", "_toc.yml"):
+        shutil.copy(ROOT / name, site / name)
+    for folder in ("_static", "_vendor"):
+        shutil.copytree(ROOT / folder, site / folder)
+    shutil.copytree(ROOT / "book", site / "book", ignore=shutil.ignore_patterns("chapters"))
+    shutil.copytree(executed[0], site / "book" / "chapters")
+    build = subprocess.run([str(Path(sys.executable).with_name("jupyter-book")), "build", str(site)],
+                           capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr[-2000:]
+    html = site / "_build" / "html"
+    pages = sorted(path for path in html.rglob("*.html") if not {"_static", "_sources"} & set(path.parts))
+    chapters = {path.stem for path in CHAPTERS}
+    assert chapters <= {page.stem for page in pages}
+    reports = browser.check_pages(pages, ROOT / "_build" / "screenshots", SCREENSHOT_PAGES)
+    found = [problem for report in reports for problem in browser.problems(report)]
+    assert not found, found
+    by_page = {Path(report["page"]).stem: report for report in reports}
+    assert all(by_page[chapter]["math"]["typeset"] > 0 for chapter in ("03_cap", "05_monotonicity", "06_hard_pairs"))
+    assert by_page["06_hard_pairs"]["figures"] > 0 and "gold:" in by_page["06_hard_pairs"].get("tooltip", "")
+    assert {path.stem for path in (ROOT / "_build" / "screenshots").glob("*.png")} >= SCREENSHOT_PAGES

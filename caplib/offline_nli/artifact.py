@@ -22,6 +22,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+
 from caplib.checkpoints import OFFLINE_NLI_ENV, offline_nli_dir, sha256_of
 from caplib.nli import LABEL_ORDER
 from caplib.offline_nli.pairs import derive_pairs, identity_pairs, split_data
@@ -29,7 +31,8 @@ from caplib.offline_nli.recipe import RECIPE_VERSION, Recipe, base_model_dir
 from caplib.offline_nli.sources import SOURCES, NLIPair, TrainingData, load_training_data
 from caplib.offline_nli.train import HELDOUT_FILE, evaluate, train_model, write_pairs
 
-__all__ = ["ENV_DIR", "MANIFEST_FILE", "artifact_dir", "balanced_sample", "build", "ensure_backbone", "is_complete", "lock"]
+__all__ = ["ENV_DIR", "MANIFEST_FILE", "artifact_dir", "balanced_sample", "build", "ensure_backbone", "heldout_figures",
+           "is_complete", "lock"]
 
 #: Environment variable that overrides :func:`artifact_dir`.
 ENV_DIR = OFFLINE_NLI_ENV
@@ -209,3 +212,30 @@ def ensure_backbone(progress: bool = True, recipe: Recipe = Recipe(), force: boo
         finally:
             shutil.rmtree(staging, ignore_errors=True)
     return path
+
+
+def heldout_figures() -> pd.DataFrame | None:
+    """The backbone's held-out figures from its manifest: the authored corpus's held-out tenth, SuperGLUE CB and
+    GLUE RTE (never trained on), each beside its majority-class baseline, and the corpus's hypothesis-only artifact
+    check (``data/nli/stats.json``); one row each (pairs, accuracy, majority class). None before it is built.
+
+    Example:
+        >>> figures = heldout_figures()  # doctest: +SKIP
+        >>> figures.loc["SuperGLUE CB validation (3-way)", "accuracy"]  # doctest: +SKIP
+        0.6607
+    """
+    from caplib.offline_nli.corpus import read_stats
+
+    path = artifact_dir() / MANIFEST_FILE
+    if not path.is_file():
+        return None
+    evaluation = json.loads(path.read_text(encoding="utf-8"))["evaluation"]
+    authored, cb, rte = evaluation["heldout_by_source"]["authored"], evaluation["cb"], evaluation["rte"]["two_way"]
+    rows = {"authored corpus, held-out tenth (3-way)": (authored["n"], authored["accuracy"],
+                                                        authored["majority_baseline"]),
+            "SuperGLUE CB validation (3-way)": (cb["n"], cb["accuracy"], cb["majority_baseline"]),
+            "GLUE RTE validation (entailment or not)": (rte["n"], rte["accuracy"], rte["majority_baseline"])}
+    for direction, check in read_stats().get("hypothesis_only", {}).items():
+        rows[f"hypothesis only, {direction.replace('_', ' ')} (artifact check)"] = (
+            check["n"], check["accuracy"], check["majority_baseline"])
+    return pd.DataFrame(rows, index=["pairs", "accuracy", "majority class"]).T.astype({"pairs": int})
