@@ -19,22 +19,27 @@ and CAP_dec = CAP(s_g, s_p) (Eq. 3) when m = n = 1: exact, equivalent and contra
 where neither side decomposes) score as before. ``aggregate="mean"`` replaces the minima by means (FActScore's
 fraction of supported units).
 
-Why this formula (chosen on the bundled sample's validation split only, offline profile, with
-``benchmarks/bench_cap_decomposed.py --split validation``; pairwise accuracy / OV>Part accuracy / monotonicity
-violations; CAP: 0.692 / 0.228 / 6; this formula: 0.682 / 0.545 / 4):
+Why this formula (chosen on the bundled sample's validation split only, 160 rows, offline profile, with
+``benchmarks/bench_cap_decomposed.py --split validation``; figures are pairwise accuracy / OV>Part accuracy /
+monotonicity violations; CAP: 0.692 / 0.228 / 6):
 
+* the rule: of the grid beta = 1, 1.25, ..., 3, the largest (most weight on completeness, hence OV>Part) whose
+  validation pairwise accuracy stays within 0.02 of CAP's and whose violations do not exceed CAP's: beta = 1.75
+  (0.680 / 0.588 / 5); beta 1.5: 0.682 / 0.545 / 4; beta 2, the first to reach OV>Part 0.6: 0.679 / 0.623 / 7,
+  by lifting OV and OI above equivalent (fallback, CAP-scored) on the class means;
 * the minimum, not the mean: the taxonomy is conjunctive (one missing gold unit makes an answer partial, one
-  unsupported unit overinclusive), and every mean variant had 8 violations (beta 1: 0.679 / 0.438 / 8); the
-  paper's alpha weighting over units (tried in a prototype) left OV below partial with alpha on precision
-  (0.678 / 0.33 / 8) and lifted OI with OV with alpha on completeness (0.672 / 0.68 / 8);
-* beta = 1.5 is the largest weight on completeness whose validation pairwise accuracy stays within 0.02 of CAP's
-  and whose violations do not exceed CAP's (beta 1: 0.689 / 0.420 / 5; beta 2: 0.680 / 0.623 / 7, the first to
-  reach OV>Part 0.6, by lifting OI above partial and OV above equivalent on the class means);
-* the offline backbone scores OV and OI alike (OV>OI 0.58 for CAP), so whatever lifts OV above partial lifts OI
-  too: the frontier between OV>Part and Part>OI is the NLI model's, not the formula's;
-* insertions carry most of the gain on this sample's one-sentence variants (without them: 0.680 / 0.320 / 6;
-  insertions alone: 0.691 / 0.552 / 4, within a few example pairs of both together); the rules are kept for
-  lists, clauses and multi-sentence answers, which the sample's variants rarely have.
+  unsupported unit overinclusive), and every mean variant had 8 violations (beta 1.5: 0.677 / 0.585 / 8); the
+  paper's alpha weighting over units, alpha * Pr + (1 - alpha) * C with D in C, is CAP itself on a statement
+  plus an insertion (up to the minimum with D(s_g -> s_g): its units are the gold and the whole answer), so it
+  cannot move OV against partial there;
+* the offline backbone scores OV and OI alike (OV>OI 0.58 for CAP; P_contradiction(s_g -> s_p) 0.23 and 0.21),
+  so whatever lifts OV above partial lifts OI too: the frontier between OV>Part and Part>OI is the NLI model's,
+  not the formula's;
+* insertions carry most of the gain on this sample's one-sentence variants (at beta 1.5, without them:
+  0.680 / 0.320 / 6; insertions alone: 0.691 / 0.552 / 4); the rules are kept for lists, clauses and
+  multi-sentence answers, which the sample's variants rarely have. On an insertion the units add no NLI pair
+  that CAP lacks (the shared part is the gold, or the partial answer, itself): the gain there is F_beta's weight
+  on P_entailment(s_p -> s_g) instead of CAP's 0.15 on D(s_p -> s_g).
 
 Example:
     >>> round(float(f_beta([1.0], [0.4], beta=1.5)[0]), 4)  # an OV-like answer: complete, extra neutral
@@ -46,7 +51,7 @@ Example:
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -54,16 +59,17 @@ import pandas as pd
 
 from caplib.cap import CAPScorer, cap, directional_score
 from caplib.decompose import Decomposer, RuleDecomposer, insertion_units
+from caplib.evaluation import bootstrap_ci, class_means, monotonicity_violations, pair_name, pairwise_accuracy
 from caplib.runtime import Runtime
 from caplib.signature import Signature
 
 if TYPE_CHECKING:
     from caplib.profiles import Profile
 
-__all__ = ["AGGREGATES", "COLUMNS", "DEFAULT_BETA", "DecomposedCAPScorer", "f_beta"]
+__all__ = ["AGGREGATES", "COLUMNS", "DEFAULT_BETA", "DecomposedCAPScorer", "compare", "f_beta", "order_changes"]
 
 #: Weight of completeness against precision (module docstring: chosen on the validation split).
-DEFAULT_BETA = 1.5
+DEFAULT_BETA = 1.75
 #: How unit scores are aggregated: ``"min"`` (every unit must hold; default) or ``"mean"`` (FActScore's fraction).
 AGGREGATES: tuple[str, ...] = ("min", "mean")
 #: Columns of :meth:`DecomposedCAPScorer.components`.
@@ -93,7 +99,7 @@ class DecomposedCAPScorer:
         cap_scorer: the CAP scorer whose NLI model, ``alpha`` and ``lam`` are used (else one built from
             ``cap_kwargs``, :class:`caplib.cap.CAPScorer`'s arguments).
         decomposer: what splits statements (:class:`caplib.decompose.Decomposer`; default the rules).
-        beta: weight of completeness in the F_beta mean (default 1.5).
+        beta: weight of completeness in the F_beta mean (default 1.75).
         aggregate: ``"min"`` (default) or ``"mean"`` over units.
         insertions: split a statement the decomposer leaves whole by its insertions against the other statement
             (:func:`caplib.decompose.insertion_units`; default on).
@@ -186,8 +192,70 @@ class DecomposedCAPScorer:
     def signature(self, given_statements: bool = False) -> Signature:
         """CAP's signature fields, then the decomposer's and the formula's:
         ``cap_decomposed|caplib:...|alpha:0.85|lam:0.3|...|decompose:rules|version:1|rules:...|insertions:on|
-        aggregate:min|beta:1.5``."""
+        aggregate:min|beta:1.75``."""
         return Signature("cap_decomposed", (
             *self.cap.signature(given_statements).fields, *self.decomposer.signature().as_fields(),
             ("insertions", "on" if self.insertions else "off"), ("aggregate", self.aggregate),
             ("beta", f"{self.beta:g}")))
+
+
+def compare(scores: Mapping[str, Any], labels: Sequence[str], *, pair: tuple[str, str] = ("overinclusive_valid",
+            "partial"), n_resamples: int = 1000, seed: int = 0, confidence: float = 0.95) -> pd.DataFrame:
+    """The issue's yardsticks for each metric of ``scores`` (name -> scores of the rows of ``labels``): pairwise
+    accuracy (Eq. 8) and the accuracy on ``pair`` (default OV > Part, Tab. 4), each with its percentile bootstrap
+    interval (:func:`caplib.evaluation.bootstrap_ci`, the same ``seed`` for every metric, so the same resamples), and
+    the monotonicity violations of the class means (App. C.1; classes absent from ``labels`` are skipped).
+
+    Example:
+        >>> labels = ["exact", "overinclusive_valid", "partial", "invalid"] * 20
+        >>> table = compare({"cap": [0.9, 0.5, 0.6, 0.1] * 20, "cap_decomposed": [0.9, 0.6, 0.5, 0.1] * 20},
+        ...                 labels, n_resamples=200)
+        >>> table.loc[:, ["OV>Part", "violations"]].to_dict("index")
+        {'cap': {'OV>Part': 0.0, 'violations': 1}, 'cap_decomposed': {'OV>Part': 1.0, 'violations': 0}}
+    """
+    name = pair_name(*pair)
+    rows: dict[str, dict[str, Any]] = {}
+    for metric, values in scores.items():
+        values = np.asarray(values, dtype=np.float64)
+        point, low, high = bootstrap_ci("pairwise_accuracy", values, labels, n_resamples, confidence, seed)
+        on_pair = bootstrap_ci(lambda s, l: pairwise_accuracy(s, l, pairs=[pair]), values, labels, n_resamples,
+                               confidence, seed)
+        violated = monotonicity_violations(class_means(values, labels), missing="skip")
+        rows[metric] = {"pairwise_accuracy": point, "pairwise_accuracy_low": low, "pairwise_accuracy_high": high,
+                        name: on_pair[0], f"{name}_low": on_pair[1], f"{name}_high": on_pair[2],
+                        "violations": len(violated), "violated": [pair_name(a, b) for a, b in violated]}
+    return pd.DataFrame.from_dict(rows, orient="index")
+
+
+def order_changes(frame: pd.DataFrame, labels: Sequence[str], first: str = "cap", second: str = "cap_decomposed", *,
+                  higher: str = "overinclusive_valid", lower: str = "partial", n: int = 2) -> pd.DataFrame:
+    """Answers to one question (same ``question`` and ``premise``) of the classes ``higher`` and ``lower`` whose
+    order differs between the score columns ``first`` and ``second``: ``n`` that ``second`` puts right and
+    ``first`` wrong (``"fixed"``), then ``n`` the other way round (``"broken"``), each by the largest change of
+    the score difference. Columns: ``change``, ``question``, ``gold``, ``higher``, ``lower`` (their statements),
+    then both scores of both answers (``<metric> higher``, ``<metric> lower``). A tie counts as wrong, as in Eq. 8.
+
+    Example:
+        >>> rows = pd.DataFrame({"question": ["q"] * 2, "premise": ["g"] * 2, "hypothesis": ["g and x", "part"],
+        ...                      "cap": [0.4, 0.7], "cap_decomposed": [0.6, 0.5]})
+        >>> order_changes(rows, ["overinclusive_valid", "partial"])[["change", "higher", "lower"]].values.tolist()
+        [['fixed', 'g and x', 'part']]
+    """
+    from caplib.taxonomy import normalize_label
+
+    canonical = pd.Series([normalize_label(label) for label in labels], index=frame.index)
+    keys = ["question", "premise"]
+    columns = [*keys, "hypothesis", first, second]
+    top = frame.loc[canonical == normalize_label(higher), columns]
+    bottom = frame.loc[canonical == normalize_label(lower), columns]
+    pairs = top.merge(bottom, on=keys, suffixes=(" higher", " lower"))
+    right_first = pairs[f"{first} higher"] > pairs[f"{first} lower"]
+    right_second = pairs[f"{second} higher"] > pairs[f"{second} lower"]
+    pairs["shift"] = ((pairs[f"{second} higher"] - pairs[f"{second} lower"])
+                      - (pairs[f"{first} higher"] - pairs[f"{first} lower"])).abs()
+    chosen = [pairs[right_second & ~right_first].nlargest(n, "shift").assign(change="fixed"),
+              pairs[right_first & ~right_second].nlargest(n, "shift").assign(change="broken")]
+    result = pd.concat(chosen, ignore_index=True).rename(columns={"premise": "gold", "hypothesis higher": "higher",
+                                                                  "hypothesis lower": "lower"})
+    return result[["change", "question", "gold", "higher", "lower", f"{first} higher", f"{first} lower",
+                   f"{second} higher", f"{second} lower"]]

@@ -15,7 +15,8 @@ split again until no rule applies:
                own subject: one unit per clause.
 ``causes``     ``X because Y`` / ``X, since Y`` / ``X, so Y`` / ``Because Y, X``: ``X`` and ``Y``.
 ``relatives``  ``... NP, which|who VP ...`` and restrictive ``NP which|that VP``: the sentence without the
-               relative clause, and ``NP VP``.
+               relative clause, and ``NP VP``; an object relative opened by a pronoun or determiner
+               (``..., which the animals eat``), ``subject verb NP [word]``.
 ``appositions`` ``NP, the|a|an ..., VP``: the sentence without the apposition, and ``NP is ...``.
 ``extensions`` a comma-set participle or prepositional phrase (``, given off as ...``, ``, through ...``) and
                ``because of|due to|such as|including|as in|for example ...``: the sentence without it, and
@@ -32,7 +33,8 @@ coordinated verb phrases (their extent is ambiguous without a parser); ``that`` 
 knowing (a complement clause, not a relative).
 
 Limits of rules without a tagger (word lists stand in for parts of speech): a relative clause's antecedent is
-guessed (the noun phrase from the last determiner, else the last word); a lower-case word ending in -s or -ed is
+guessed (the noun phrase from the last determiner, else the last word), and an object relative with a bare
+subject (``which animals eat``) reads as a subject relative; a lower-case word ending in -s or -ed is
 read as a verb, so an extension marker inside a plural subject (``Body wastes such as urea leave ...``) may be cut
 at the wrong place; a fixed phrase (``rock and roll``) splits unless the question names it.
 
@@ -52,8 +54,8 @@ A model-based decomposer plugs in through :class:`Decomposer` (``decompose(state
 Example:
     >>> decompose("Paris, Rome and Sofia are cities in Europe.")
     ['Paris is a city in Europe.', 'Rome is a city in Europe.', 'Sofia is a city in Europe.']
-    >>> decompose("Plants make sugar, which animals eat.")
-    ['Plants make sugar.', 'Sugar animals eat.']
+    >>> decompose("Plants make sugar, which the animals eat.")
+    ['Plants make sugar.', 'The animals eat sugar.']
     >>> decompose("A plant left in the dark does not grow and does not flower.")
     ['A plant left in the dark does not grow and does not flower.']
 """
@@ -259,7 +261,16 @@ def _rule_relatives(tokens: list[str]) -> list[list[str]] | None:
         head = tokens[:index - 1] if nonrestrictive else tokens[:index]
         if len(clause) < 1 or not head:
             continue
-        return [_without(tokens, index - 1 if nonrestrictive else index, end), _noun_phrase_before(head) + clause]
+        antecedent = _noun_phrase_before(head)
+        if _low(clause[0]) in _PRONOUNS | _DETERMINERS:  # an object relative: "..., which the animals eat"
+            subject = 1 if _low(clause[0]) in _PRONOUNS else 2
+            if len(clause) < subject + 1 or len(clause) > subject + 2:
+                continue  # the verb's place is a guess beyond "subject verb [word]": no unit
+            antecedent = [_low(t) if t[:1].isupper() and t.lower() in _DETERMINERS else t for t in antecedent]
+            unit = [*clause[:subject + 1], *antecedent, *clause[subject + 1:]]
+        else:
+            unit = antecedent + clause
+        return [_without(tokens, index - 1 if nonrestrictive else index, end), unit]
     return None
 
 

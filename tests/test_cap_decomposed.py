@@ -13,7 +13,7 @@ os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["TRANSFORMERS_OFFLINE"] = "1"
 
 from caplib.cap import CAPScorer, cap, directional_score  # noqa: E402
-from caplib.cap_decomposed import COLUMNS, DecomposedCAPScorer, f_beta  # noqa: E402
+from caplib.cap_decomposed import COLUMNS, DEFAULT_BETA, DecomposedCAPScorer, compare, f_beta, order_changes  # noqa: E402
 from caplib.decompose import RuleDecomposer  # noqa: E402
 from caplib.runtime import Runtime  # noqa: E402
 from caplib.scoring import EXTENSION_METRICS, METRIC_NAMES, SCORERS, score_frame  # noqa: E402
@@ -84,7 +84,8 @@ def test_the_taxonomy_order_with_an_nli_that_knows_it(cap_scorer):
     # by hand: OV's units (the gold, OV) -> Pr = min(D(g->g), D(g->OV)); C = P_e(OV -> g)
     precision = min(0.95 + 0.3 * 0.04, 0.05 + 0.3 * 0.90)
     assert frame.loc[1, "cap_decomposed_precision"] == pytest.approx(precision)
-    assert ov == pytest.approx(3.25 * precision * 0.95 / (2.25 * precision + 0.95))
+    b2 = DEFAULT_BETA**2
+    assert ov == pytest.approx((1 + b2) * precision * 0.95 / (b2 * precision + 0.95))
     # plain CAP on the same model inverts OV and partial
     plain = cap(*(np.array([ScriptedNLI().predict([a], [b])[0] for a, b in pairs])
                   for pairs in ([(GOLD, OV), (GOLD, PARTIAL)], [(OV, GOLD), (PARTIAL, GOLD)])))
@@ -110,7 +111,8 @@ def test_decomposed_rows_equal_the_formula_by_hand(cap_scorer):
     for row, (gold, answer) in enumerate(zip(golds, answers)):
         completeness = min(nli.predict([answer] * len(gold_units[row]), gold_units[row])[:, 0])
         precision = min(directional_score(nli.predict([gold] * len(answer_units[row]), answer_units[row]), 0.3))
-        expected = 3.25 * precision * completeness / (2.25 * precision + completeness)
+        b2 = DEFAULT_BETA**2
+        expected = (1 + b2) * precision * completeness / (b2 * precision + completeness)
         assert frame.loc[row, "cap_decomposed"] == pytest.approx(expected, abs=1e-12)
         assert frame.loc[row, "cap_decomposed_completeness"] == pytest.approx(completeness, abs=1e-12)
     assert list(frame.columns) == list(COLUMNS)
@@ -161,7 +163,32 @@ def test_registered_beside_cap_in_scoring(cap_scorer):
                          runtime=Runtime(progress=False))
     assert scored.frame.loc[11, "cap_decomposed"] == scored.frame.loc[11, "cap"]  # exact: the fallback
     assert scored.metrics["cap_decomposed"]["chunked_pairs"] == 0
-    assert scored.signatures["cap_decomposed"]["beta"] == "1.5"
+    assert scored.signatures["cap_decomposed"]["beta"] == f"{DEFAULT_BETA:g}"
     assert list(scored.frame.index) == [10, 11]
     with pytest.raises(ValueError, match="long_inputs='chunk' differs"):
         score_frame(rows, "offline", ["cap_decomposed"], cap_scorer=cap_scorer, long_inputs="chunk")
+
+
+def test_compare_counts_pairs_and_violations_by_hand():
+    labels = ["exact", "overinclusive_valid", "partial", "invalid"] * 10
+    cap_like = [0.9, 0.5, 0.6, 0.1] * 10  # OV below partial everywhere: one violation (OV <= partial)
+    split = [0.9, 0.75, 0.5, 0.1] * 5 + [0.9, 0.25, 0.5, 0.1] * 5  # OV above partial in half the rows
+    table = compare({"cap": cap_like, "cap_decomposed": split}, labels, n_resamples=300, seed=1)
+    assert table.loc["cap", "OV>Part"] == 0.0 and table.loc["cap", "violated"] == ["OV>Part"]
+    # OV > Part: OV rows 0.75 (5) beat every partial (0.5, 10): 50 of 100 example pairs
+    assert table.loc["cap_decomposed", "OV>Part"] == pytest.approx(0.5)
+    assert table.loc["cap_decomposed", "violations"] == 1  # the OV mean 0.5 ties partial's 0.5: a violation
+    low, high = table.loc["cap_decomposed", ["OV>Part_low", "OV>Part_high"]]
+    assert low < 0.5 < high
+    assert table.loc["cap", "pairwise_accuracy"] == pytest.approx(5 / 6)  # 6 strict class pairs, one reversed
+
+
+def test_order_changes_pairs_answers_of_one_question():
+    rows = pd.DataFrame({"question": ["q1", "q1", "q2", "q2", "q3", "q3"], "premise": ["g1", "g1", "g2", "g2", "g3", "g3"],
+                         "hypothesis": ["ov1", "p1", "ov2", "p2", "ov3", "p3"],
+                         "cap": [0.4, 0.7, 0.8, 0.3, 0.2, 0.3], "cap_decomposed": [0.6, 0.5, 0.2, 0.3, 0.25, 0.3]})
+    labels = ["overinclusive_valid", "partial"] * 3
+    changes = order_changes(rows, labels)
+    assert changes[["change", "question", "higher", "lower"]].values.tolist() == [
+        ["fixed", "q1", "ov1", "p1"], ["broken", "q2", "ov2", "p2"]]  # q3: wrong under both
+    assert changes.loc[0, "cap_decomposed higher"] == 0.6 and changes.loc[1, "cap higher"] == 0.8

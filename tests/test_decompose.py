@@ -38,7 +38,8 @@ SPLITS = [
     ("Because it rained, the ground is wet.", ["The ground is wet.", "It rained."]),
     ("The room got cooler, so Sean started to shiver.", ["The room got cooler.", "Sean started to shiver."]),
     # relative clauses (which / who / restrictive that)
-    ("Plants make sugar, which animals eat.", ["Plants make sugar.", "Sugar animals eat."]),
+    ("Plants make sugar, which the animals eat.", ["Plants make sugar.", "The animals eat sugar."]),
+    ("The book, which she wrote quickly, sold well.", ["The book sold well.", "She wrote the book quickly."]),
     ("The bulb gives off heat, which warms the room.", ["The bulb gives off heat.", "Heat warms the room."]),
     ("Copper, which conducts electricity, is used in wires.", ["Copper is used in wires.", "Copper conducts electricity."]),
     ("Marie Curie, who discovered radium, won two Nobel prizes.",
@@ -88,6 +89,8 @@ WHOLE = [
     "A satellite orbits a terrestrial body.",
     "The sequence 5′ CGA TTG 3′ pairs with 3′ GCT AAC 5′.",
     "Florida has the most sunlight energy available during June.",
+    # an object relative whose verb's place is beyond the rule's guess: no unit is made up
+    "The book, which she wrote in Paris in 1990, sold well.",
 ]
 
 
