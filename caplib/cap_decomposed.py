@@ -66,7 +66,8 @@ from caplib.signature import Signature
 if TYPE_CHECKING:
     from caplib.profiles import Profile
 
-__all__ = ["AGGREGATES", "COLUMNS", "DEFAULT_BETA", "DecomposedCAPScorer", "compare", "f_beta", "order_changes"]
+__all__ = ["AGGREGATES", "COLUMNS", "DEFAULT_BETA", "DecomposedCAPScorer", "compare", "f_beta", "order_changes",
+           "targets"]
 
 #: Weight of completeness against precision (module docstring: chosen on the validation split).
 DEFAULT_BETA = 1.75
@@ -151,9 +152,9 @@ class DecomposedCAPScorer:
         golds = [split[(g, q)] for g, q in zip(premises, asked)]
         answers = [split[(p, q)] for p, q in zip(hypotheses, asked)]
         if self.insertions:
+            sides = ((premises, hypotheses, golds), (hypotheses, premises, answers))
             golds, answers = ([insertion_units(mine, other) if len(units) == 1 else units
-                               for mine, other, units in zip(own, others, parts)]
-                              for own, others, parts in ((premises, hypotheses, golds), (hypotheses, premises, answers)))
+                               for mine, other, units in zip(own, others, parts)] for own, others, parts in sides)
         return golds, answers
 
     def components(self, premises: Sequence[str], hypotheses: Sequence[str],
@@ -227,12 +228,29 @@ def compare(scores: Mapping[str, Any], labels: Sequence[str], *, pair: tuple[str
     return pd.DataFrame.from_dict(rows, orient="index")
 
 
+def targets(table: pd.DataFrame, metric: str = "cap_decomposed", baseline: str = "cap") -> dict[str, bool]:
+    """Whether ``metric`` meets issue 18's targets against ``baseline`` in a :func:`compare` table: OV > Part
+    accuracy at least 0.60, pairwise accuracy no more than 0.02 below the baseline's, violations no more than its.
+
+    Example:
+        >>> table = pd.DataFrame({"pairwise_accuracy": [0.70, 0.69], "OV>Part": [0.2, 0.55], "violations": [6, 5]},
+        ...                      index=["cap", "cap_decomposed"])
+        >>> list(targets(table).values())
+        [False, True, True]
+    """
+    mine, base = table.loc[metric], table.loc[baseline]
+    return {"OV > Part at least 60": bool(mine["OV>Part"] >= 0.60),
+            "pairwise accuracy at most 2 below CAP's":
+                bool(mine["pairwise_accuracy"] >= base["pairwise_accuracy"] - 0.02),
+            "violations no more than CAP's": bool(mine["violations"] <= base["violations"])}
+
+
 def order_changes(frame: pd.DataFrame, labels: Sequence[str], first: str = "cap", second: str = "cap_decomposed", *,
-                  higher: str = "overinclusive_valid", lower: str = "partial", n: int = 2) -> pd.DataFrame:
+                  higher: str = "overinclusive_valid", lower: str = "partial", n: int | None = 2) -> pd.DataFrame:
     """Answers to one question (same ``question`` and ``premise``) of the classes ``higher`` and ``lower`` whose
-    order differs between the score columns ``first`` and ``second``: ``n`` that ``second`` puts right and
-    ``first`` wrong (``"fixed"``), then ``n`` the other way round (``"broken"``), each by the largest change of
-    the score difference. Columns: ``change``, ``question``, ``gold``, ``higher``, ``lower`` (their statements),
+    order differs between the score columns ``first`` and ``second``: ``n`` (None: all) that ``second`` puts right
+    and ``first`` wrong (``"fixed"``), then ``n`` the other way round (``"broken"``), each by the largest change of
+    the score difference first. Columns: ``change``, ``question``, ``gold``, ``higher``, ``lower`` (their statements),
     then both scores of both answers (``<metric> higher``, ``<metric> lower``). A tie counts as wrong, as in Eq. 8.
 
     Example:
@@ -253,8 +271,9 @@ def order_changes(frame: pd.DataFrame, labels: Sequence[str], first: str = "cap"
     right_second = pairs[f"{second} higher"] > pairs[f"{second} lower"]
     pairs["shift"] = ((pairs[f"{second} higher"] - pairs[f"{second} lower"])
                       - (pairs[f"{first} higher"] - pairs[f"{first} lower"])).abs()
-    chosen = [pairs[right_second & ~right_first].nlargest(n, "shift").assign(change="fixed"),
-              pairs[right_first & ~right_second].nlargest(n, "shift").assign(change="broken")]
+    chosen = [part.sort_values("shift", ascending=False, kind="stable").head(len(part) if n is None else n)
+              .assign(change=change) for part, change in ((pairs[right_second & ~right_first], "fixed"),
+                                                          (pairs[right_first & ~right_second], "broken"))]
     result = pd.concat(chosen, ignore_index=True).rename(columns={"premise": "gold", "hypothesis higher": "higher",
                                                                   "hypothesis lower": "lower"})
     return result[["change", "question", "gold", "higher", "lower", f"{first} higher", f"{first} lower",

@@ -2,11 +2,10 @@
 profile: the one place where the CLI's ``caplib score`` and the book's chapters turn data into score columns.
 
 Every metric is registered in :data:`SCORERS` (CAP and decomposed CAP, :mod:`caplib.cap_decomposed`, beside the
-baselines of :mod:`caplib.baselines`), and
-:func:`score_frame` loops once over the metrics asked for, with one :class:`caplib.runtime.Runtime` for all.
-Score columns are named exactly as the metric (``cap``, ``cap_decomposed``, ``bleu``, ``rouge_l``, ``meteor``, ``bertscore``,
-``comet``, ``em``, ``acc``); CAP's components keep the ``cap_`` prefix of :data:`caplib.cap.COMPONENT_COLUMNS`,
-decomposed CAP's are :data:`caplib.cap_decomposed.COLUMNS`. ``long_inputs="chunk"`` scores NLI pairs longer than
+baselines of :mod:`caplib.baselines`), and :func:`score_frame` loops once over the metrics asked for, with one
+:class:`caplib.runtime.Runtime` for all. Score columns are named exactly as the metric (``cap``, ``cap_decomposed``,
+``bleu``, ``rouge_l``, ``meteor``, ``bertscore``, ``comet``, ``em``, ``acc``); CAP's components keep the ``cap_``
+prefix of :data:`caplib.cap.COMPONENT_COLUMNS`, decomposed CAP's are :data:`caplib.cap_decomposed.COLUMNS`. ``long_inputs="chunk"`` scores NLI pairs longer than
 the profile's ``max_length`` in sentence chunks instead of truncating them (:mod:`caplib.nli`); the CAP report
 entries count ``truncated_pairs`` and ``chunked_pairs``.
 A metric that cannot run here (a checkpoint that is not on this machine) is *skipped with its reason* and has

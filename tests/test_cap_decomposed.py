@@ -13,7 +13,8 @@ os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["TRANSFORMERS_OFFLINE"] = "1"
 
 from caplib.cap import CAPScorer, cap, directional_score  # noqa: E402
-from caplib.cap_decomposed import COLUMNS, DEFAULT_BETA, DecomposedCAPScorer, compare, f_beta, order_changes  # noqa: E402
+from caplib.cap_decomposed import (COLUMNS, DEFAULT_BETA, DecomposedCAPScorer, compare, f_beta,  # noqa: E402
+                                   order_changes)
 from caplib.decompose import RuleDecomposer  # noqa: E402
 from caplib.runtime import Runtime  # noqa: E402
 from caplib.scoring import EXTENSION_METRICS, METRIC_NAMES, SCORERS, score_frame  # noqa: E402
@@ -184,7 +185,8 @@ def test_compare_counts_pairs_and_violations_by_hand():
 
 
 def test_order_changes_pairs_answers_of_one_question():
-    rows = pd.DataFrame({"question": ["q1", "q1", "q2", "q2", "q3", "q3"], "premise": ["g1", "g1", "g2", "g2", "g3", "g3"],
+    rows = pd.DataFrame({"question": ["q1", "q1", "q2", "q2", "q3", "q3"],
+                         "premise": ["g1", "g1", "g2", "g2", "g3", "g3"],
                          "hypothesis": ["ov1", "p1", "ov2", "p2", "ov3", "p3"],
                          "cap": [0.4, 0.7, 0.8, 0.3, 0.2, 0.3], "cap_decomposed": [0.6, 0.5, 0.2, 0.3, 0.25, 0.3]})
     labels = ["overinclusive_valid", "partial"] * 3
