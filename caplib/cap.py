@@ -197,8 +197,9 @@ class CAPScorer:
             fine-tuned seq2seq model directory or Hub id (``caplib.statements.Seq2SeqStatementGenerator``),
             ``"builtin:template"``, or None (then only :meth:`score` on given statements works).
         alpha, lam: CAP weights (Eq. 2-3); paper 0.85 and 0.30.
-        revision, max_length, batch_size: of the NLI model (:class:`caplib.nli.NLIScorer`; ``batch_size`` is the
-            fixed tile every pair is computed in, paper: 16).
+        revision, max_length, batch_size, long_inputs: of the NLI model (:class:`caplib.nli.NLIScorer`;
+            ``batch_size`` is the fixed tile every pair is computed in, paper: 16; ``long_inputs`` is
+            ``"truncate"``, the paper's, or ``"chunk"``: sentence chunks of the longer statement).
         runtime: where and how the models run (:class:`caplib.runtime.Runtime`; paper: float16 on a GPU).
 
     Example:
@@ -220,6 +221,7 @@ class CAPScorer:
         batch_size: int = TILE_ROWS,
         runtime: Runtime | None = None,
         device: str | None = None,
+        long_inputs: str = "truncate",
     ):
         self.alpha = _check_weight(alpha, "alpha")
         self.lam = _check_weight(lam, "lam")
@@ -229,7 +231,7 @@ class CAPScorer:
                           DeprecationWarning, stacklevel=2)
             self.runtime = dataclasses.replace(self.runtime, device=device)
         self.nli = NLIScorer(nli_model, revision=revision, max_length=max_length, batch_size=batch_size,
-                             runtime=self.runtime)
+                             runtime=self.runtime, long_inputs=long_inputs)
         self.statement_model = statement_model
         self._generator: StatementGenerator | None = None
 
@@ -308,7 +310,17 @@ class CAPScorer:
         answers: Sequence[str],
         statement_generator: StatementGenerator | None = None,
     ) -> pd.DataFrame:
-        """:meth:`components` of raw triples, with the statements used (``cap_premise``, ``cap_hypothesis``).
+        """:meth:`components` of raw triples, with the statements used (``cap_premise``, ``cap_hypothesis``)."""
+        premises, hypotheses = self.statements(questions, golds, answers, statement_generator)
+        result = self.components(premises, hypotheses)
+        index = result["cap_gold_index"] if "cap_gold_index" in result else np.zeros(len(answers), dtype=int)
+        result["cap_premise"] = [premises[row][i] for row, i in enumerate(index)]
+        result["cap_hypothesis"] = hypotheses
+        return result
+
+    def statements(self, questions: Sequence[str], golds: Sequence[Gold], answers: Sequence[str],
+                   statement_generator: StatementGenerator | None = None) -> tuple[list[list[str]], list[str]]:
+        """The gold statements (a list per row) and predicted statements of raw triples (Sec. 4).
 
         Each distinct (question, answer) pair is turned into a statement once.
         """
@@ -327,12 +339,7 @@ class CAPScorer:
         premises: list[list[str]] = [[] for _ in answers]
         for row, gold in zip(owners, flat_golds):
             premises[row].append(statement[(questions[row], gold)])
-        hypotheses = [statement[pair] for pair in zip(questions, answers)]
-        result = self.components(premises, hypotheses)
-        index = result["cap_gold_index"] if "cap_gold_index" in result else np.zeros(len(answers), dtype=int)
-        result["cap_premise"] = [premises[row][i] for row, i in enumerate(index)]
-        result["cap_hypothesis"] = hypotheses
-        return result
+        return premises, [statement[pair] for pair in zip(questions, answers)]
 
     def signature(self, given_statements: bool = False) -> Signature:
         """sacrebleu-style settings, e.g. ``cap|caplib:0.1.0|nli:...|statements:...|alpha:0.85|lam:0.3|...``.

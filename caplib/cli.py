@@ -54,7 +54,7 @@ from caplib.checkpoints import CheckpointNotAvailable, pick_device
 from caplib.data import load_scoring_input
 from caplib.files import write_atomically
 from caplib.runtime import BATCH_SIZE_IGNORED, Runtime
-from caplib.scoring import METRIC_NAMES  # score columns `caplib score` writes and `caplib evaluate` looks for
+from caplib.scoring import METRIC_NAMES, SCORERS  # score columns `caplib score` writes, `caplib evaluate` reads
 
 __all__ = ["main"]
 
@@ -63,10 +63,10 @@ def _parse_metrics(text: str, configured: Sequence[str]) -> list[str]:
     names = [name.strip() for name in text.split(",") if name.strip()]
     if names == ["all"]:
         return ["cap", *[name for name in METRIC_NAMES if name in configured]]
-    unknown = [name for name in names if name not in METRIC_NAMES]
+    unknown = [name for name in names if name not in SCORERS]
     if unknown or not names:
-        raise ValueError(f"--metrics: unknown metric(s) {unknown or names}; choose from {', '.join(METRIC_NAMES)} "
-                         f"or 'all'")
+        raise ValueError(f"--metrics: unknown metric(s) {unknown or names}; choose from {', '.join(SCORERS)} "
+                         f"or 'all' (the paper's: {', '.join(METRIC_NAMES)})")
     return list(dict.fromkeys(names))
 
 
@@ -107,8 +107,10 @@ def _score(args: argparse.Namespace) -> int:
     output = Path(args.output)
     _check_output(output, args.input, args.overwrite)
     frame, gold = load_scoring_input(args.input)
-    if gold is None and any(metric != "cap" for metric in metrics):
-        raise ValueError(f"{args.input}: {', '.join(m for m in metrics if m != 'cap')} compare gold answer and "
+    statement_metrics = ("cap", "cap_decomposed")  # these can score premise/hypothesis statements alone
+    if gold is None and any(metric not in statement_metrics for metric in metrics):
+        raise ValueError(f"{args.input}: {', '.join(m for m in metrics if m not in statement_metrics)} compare gold "
+                         f"answer and "
                          f"answer; the file needs the columns question, gold_answer (or gold) and answer")
     if args.regenerate_statements and gold is None:
         raise ValueError(f"{args.input}: --regenerate-statements needs the columns question, gold_answer (or gold) "
@@ -120,16 +122,21 @@ def _score(args: argparse.Namespace) -> int:
                       cache=not args.no_cache, cache_dir=args.cache_dir,
                       progress=not args.no_progress and sys.stderr.isatty(), allow_unpinned=args.allow_unpinned)
     scored = score_frame(frame, profile, metrics, gold_column=gold, regenerate_statements=args.regenerate_statements,
-                         components=args.components, runtime=runtime)
+                         components=args.components, runtime=runtime, long_inputs=args.long_inputs)
     for metric, reason in scored.skipped.items():
         print(f"caplib: {'skipped' if args.allow_skip else 'cannot run'} {metric}: {reason}", file=sys.stderr)
     if scored.skipped and not args.allow_skip:
         print(f"caplib: error: {len(scored.skipped)} metric(s) asked for cannot run here, so nothing was written; "
               f"fix the reason above, or pass --allow-skip to write the others", file=sys.stderr)
         return 3
-    truncated = scored.metrics.get("cap", {}).get("truncated_pairs", 0)
-    if truncated:
-        print(f"caplib: {truncated} NLI pair(s) were truncated to the profile's max_length", file=sys.stderr)
+    for metric in statement_metrics:
+        entry = scored.metrics.get(metric, {})
+        if entry.get("truncated_pairs", 0):
+            print(f"caplib: {metric}: {entry['truncated_pairs']} NLI pair(s) were truncated to the profile's "
+                  f"max_length", file=sys.stderr)
+        if entry.get("chunked_pairs", 0):
+            print(f"caplib: {metric}: {entry['chunked_pairs']} NLI pair(s) longer than the profile's max_length were "
+                  f"scored in sentence chunks", file=sys.stderr)
     if scored.replaced:  # e.g. rescoring a file written by caplib score
         print(f"caplib: replacing the input's column(s) {scored.replaced}", file=sys.stderr)
     result = scored.frame
@@ -169,7 +176,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     if args.label_column not in frame.columns:
         raise ValueError(f"{args.scores}: no label column {args.label_column!r}; columns are {list(frame.columns)}")
     metrics = ([name.strip() for name in args.metrics.split(",") if name.strip()] if args.metrics
-               else [name for name in METRIC_NAMES if name in frame.columns])
+               else [name for name in SCORERS if name in frame.columns])
     absent = [name for name in metrics if name not in frame.columns]
     if not metrics or absent:
         raise ValueError(f"{args.scores}: no metric column(s) {absent or list(METRIC_NAMES)}; columns are "
@@ -244,7 +251,11 @@ def _parser() -> argparse.ArgumentParser:
     score.add_argument("--overwrite", action="store_true", help="allow -o to name the input file itself")
     score.add_argument("--profile", default="offline", help="offline (default), paper, or a profile YAML file")
     score.add_argument("--metrics", default="cap",
-                       help=f"comma-separated, from {','.join(METRIC_NAMES)}, or 'all' (default: cap)")
+                       help=f"comma-separated, from {','.join(SCORERS)}, or 'all' (the paper's: "
+                            f"{','.join(METRIC_NAMES)}; default: cap)")
+    score.add_argument("--long-inputs", choices=("truncate", "chunk"), default=None,
+                       help="NLI pairs longer than the profile's max_length: truncate (the paper's, default) or "
+                            "score them in sentence chunks (max entailment over the premise's chunks)")
     score.add_argument("--device", default=None, help="cpu, cuda, cuda:1, ... (default: cuda if available)")
     score.add_argument("--batch-size", type=int, default=None,
                        help="ignored (kept so that old command lines run): every input is computed in a fixed tile, "

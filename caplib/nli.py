@@ -11,9 +11,21 @@ Settings of the paper (App. C.2): inputs are (premise, hypothesis) pairs of at m
 probabilities are the softmax of the classification head, inference in mixed precision
 (``torch.float16``) with batch size 16. Here:
 
-* Truncation: pairs longer than ``max_length`` are cut with ``truncation="longest_first"`` (tokens
-  are removed from the longer of the two statements first). Truncated pairs are counted
-  (``NLIScorer.last_stats["truncated"]``) and a warning is logged; long inputs never crash.
+* Long inputs (``long_inputs``): a pair longer than ``max_length`` is, with ``"truncate"`` (the default, as in
+  the paper: App. C.2 names a maximum joint length of 512 tokens), cut with ``truncation="longest_first"`` (tokens
+  are removed from the longer of the two statements first); truncated pairs are counted
+  (``NLIScorer.last_stats["truncated"]``) and a warning is logged; long inputs never crash. With ``"chunk"``
+  (SummaC, Laban et al. 2022; AlignScore) the longer statement is split into chunks of whole sentences that fit
+  beside the other (:meth:`NLIScorer.chunks`; both are split, to half the budget each, when the shorter one takes
+  more than half), every (premise chunk, hypothesis chunk) pair is scored, and the pair's probabilities are
+
+      probs(P, H) = mean over hypothesis chunks H_j of probs(P_i*, H_j),  i* = argmax_i P_entailment(P_i, H_j)
+
+  (the premise chunk that entails the hypothesis chunk most, first on ties: max entailment over the premise side;
+  the mean over the hypothesis side, whose every chunk must hold; a distribution, as it is a mean of rows).
+  Chunked pairs are counted in ``last_stats["chunked"]``; a chunk that still does not fit (one sentence-less
+  word run longer than the budget) is truncated and counted in ``last_stats["truncated"]``. ``"truncate"`` keeps
+  the signature and cache keys of earlier caplib versions; ``"chunk"`` adds ``long_inputs:chunk`` to both.
 * Batching: identical pairs are scored once; every unique pair is computed in a tile of exactly ``batch_size``
   rows (default 16, App. C.2) padded to its own length rounded up to 8 tokens (:mod:`caplib.batching`), so a
   pair's probabilities are a function of the pair and the settings alone, bit for bit: they do not depend on
@@ -64,6 +76,7 @@ from caplib.signature import Signature
 
 __all__ = [
     "LABEL_ORDER",
+    "LONG_INPUTS",
     "PROBABILITY_COLUMNS",
     "LabelMappingError",
     "NLIScorer",
@@ -90,6 +103,8 @@ _LABEL_ALIASES = {
     "contradictory": "contradiction",
 }
 _TRUNCATIONS = ("longest_first", "only_first", "only_second")
+#: What :class:`NLIScorer` does with a pair longer than ``max_length`` (module docstring): the paper's first.
+LONG_INPUTS: tuple[str, ...] = ("truncate", "chunk")
 
 
 class LabelMappingError(ValueError):
@@ -139,6 +154,8 @@ class NLIScorer:
         revision: Hub commit hash or branch; required for Hub ids unless ``runtime.allow_unpinned``.
         max_length: maximum joint length of a (premise, hypothesis) pair in tokens (paper: 512).
         truncation: the tokenizer's truncation strategy for longer pairs (default ``"longest_first"``).
+        long_inputs: ``"truncate"`` (default, the paper's) or ``"chunk"`` (sentence chunks of the longer
+            statement, aggregated as in the module docstring); part of the signature and cache key when ``"chunk"``.
         batch_size: rows of every forward pass (paper: 16), a fixed tile whatever the number of pairs
             (:mod:`caplib.batching`); part of the signature.
         runtime: where and how the model runs (:class:`caplib.runtime.Runtime`): device (default CUDA when
@@ -160,6 +177,7 @@ class NLIScorer:
         truncation: str = "longest_first",
         batch_size: int = TILE_ROWS,
         runtime: Runtime | None = None,
+        long_inputs: str = "truncate",
     ):
         runtime = runtime if runtime is not None else Runtime()
         if max_length < 8:
@@ -168,6 +186,8 @@ class NLIScorer:
             raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
         if truncation not in _TRUNCATIONS:
             raise ValueError(f"truncation must be one of {_TRUNCATIONS}, got {truncation!r}")
+        if long_inputs not in LONG_INPUTS:
+            raise ValueError(f"long_inputs must be one of {LONG_INPUTS}, got {long_inputs!r}")
         self.checkpoint: Checkpoint = resolve_checkpoint(model, revision, allow_unpinned=runtime.allow_unpinned)
         self.columns = label_columns(_read_id2label(self.checkpoint), self.checkpoint.model)
         self.device = pick_device(runtime.device)
@@ -175,6 +195,7 @@ class NLIScorer:
         self.batch_size = batch_size
         self.max_length = max_length
         self.truncation = truncation
+        self.long_inputs = long_inputs
         self.progress = runtime.progress
         self.cpu_workers = runtime.cpu_workers
         self.last_stats: dict[str, int] = {}
@@ -187,7 +208,9 @@ class NLIScorer:
 
         The checkpoint enters by content (Hub commit, or SHA-256 of a local directory's files), not by
         name or path: a moved or copied model keeps its cached probabilities, a retrained one does not.
+        ``long_inputs`` enters only when it is ``"chunk"``, so truncated probabilities keep their earlier keys.
         """
+        chunking = {"long_inputs": self.long_inputs} if self.long_inputs != "truncate" else {}
         return {
             "checkpoint": self.checkpoint.fingerprint,
             "dtype": self.dtype,
@@ -196,13 +219,15 @@ class NLIScorer:
             "truncation": self.truncation,
             "label_order": list(LABEL_ORDER),
             "tile": [self.batch_size, TILE_GRANULARITY],
+            **chunking,
         }
 
     def signature(self) -> Signature:
         """The NLI part of a settings signature: ``nli:cross-encoder/...@<commit>|rev:main|...|batch:16``."""
         revision = self.checkpoint.revision if self.checkpoint.revision is not None else "local"
+        chunking = (("long_inputs", self.long_inputs),) if self.long_inputs != "truncate" else ()
         return Signature("nli", (("rev", revision), ("dtype", self.dtype), ("max_length", str(self.max_length)),
-                                 ("truncation", self.truncation),
+                                 ("truncation", self.truncation), *chunking,
                                  ("batch", str(self.batch_size))), value=self.checkpoint.identity)
 
     def load(self) -> None:
@@ -223,8 +248,10 @@ class NLIScorer:
         """Probabilities of ``premise -> hypothesis`` for every pair, shape ``(n, 3)``, columns ``LABEL_ORDER``.
 
         ``last_stats`` then holds counts of this call: ``pairs``, ``unique``, ``cached``, ``computed``,
-        ``truncated`` (unique pairs longer than ``max_length``, cut by ``truncation``) and ``cpu_workers``
-        (tiles that ran at a time; 0 when every pair came from the cache).
+        ``truncated`` (unique pairs cut by ``truncation``: those longer than ``max_length`` with
+        ``long_inputs="truncate"``, those with a chunk that still did not fit with ``"chunk"``), ``chunked`` (unique
+        pairs longer than ``max_length`` scored by chunks) and ``cpu_workers`` (tiles that ran at a time; 0 when
+        every pair came from the cache).
         """
         premises, hypotheses = list(premises), list(hypotheses)
         if len(premises) != len(hypotheses):
@@ -238,27 +265,100 @@ class NLIScorer:
 
         def compute(todo: list[tuple[str, str]]) -> list[list[float]]:
             nonlocal workers
-            probs, truncated, workers = self._compute(todo)
-            return [[*map(float, row), float(cut)] for row, cut in zip(probs, truncated)]
+            probs, flags, workers = self._compute(todo)
+            return [[*map(float, row), float(flag)] for row, flag in zip(probs, flags)]
 
         values, stats = cached_values(self._cache, list(zip(premises, hypotheses)), compute)
         table = np.array(values, dtype=np.float64).reshape(len(values), 4)
-        unique_rows = {pair: row for pair, row in zip(zip(premises, hypotheses), table[:, 3])}
-        n_truncated = int(sum(unique_rows.values()))
+        # the 4th value: 0 fits, 1 longer than max_length (truncated, or chunked), 2 chunked with a chunk truncated
+        flags = np.array(list({pair: flag for pair, flag in zip(zip(premises, hypotheses), table[:, 3])}.values()))
+        chunking = self.long_inputs == "chunk"
+        n_long, n_cut = int((flags >= 1).sum()), int((flags == 2).sum())
+        n_truncated, n_chunked = (n_cut, n_long) if chunking else (n_long, 0)
         self.last_stats = {"pairs": stats.items, "unique": stats.unique, "cached": stats.cached,
-                           "computed": stats.computed, "truncated": n_truncated, "cpu_workers": workers}
+                           "computed": stats.computed, "truncated": n_truncated, "chunked": n_chunked,
+                           "cpu_workers": workers}
         if n_truncated:
-            logger.warning("%d of %d unique NLI pairs exceed max_length=%d tokens and were truncated (%s)",
-                           n_truncated, stats.unique, self.max_length, self.truncation)
+            logger.warning("%d of %d unique NLI pairs exceed max_length=%d tokens%s and were truncated (%s)",
+                           n_truncated, stats.unique, self.max_length, " even in chunks" if chunking else "",
+                           self.truncation)
+        if n_chunked:
+            logger.info("%d of %d unique NLI pairs exceed max_length=%d tokens and were scored in sentence chunks",
+                        n_chunked, stats.unique, self.max_length)
         return table[:, :3]
 
+    def chunks(self, text: str, budget: int) -> list[str]:
+        """``text`` as consecutive chunks of whole sentences of at most ``budget`` tokens each (no special
+        tokens); a sentence longer than the budget is cut between words, and a single word longer than it
+        stays one (too long) chunk. Sentences are :func:`caplib.decompose.split_sentences`'.
+
+        Example:
+            >>> NLIScorer("path/to/nli-checkpoint").chunks("A b c. D e f. G h.", budget=6)  # doctest: +SKIP
+            ['A b c.', 'D e f.', 'G h.']
+        """
+        from caplib.decompose import split_sentences
+
+        self.load()
+        size = self._token_count
+        pieces: list[str] = []
+        for sentence in split_sentences(text) or [text]:
+            pieces += [sentence] if size(sentence) <= budget else sentence.split()
+        chunks: list[str] = []
+        for piece in pieces:
+            joined = f"{chunks[-1]} {piece}" if chunks else piece
+            if chunks and size(joined) <= budget:
+                chunks[-1] = joined
+            else:
+                chunks.append(piece)
+        return chunks
+
+    def _token_count(self, text: str) -> int:
+        return len(self._tokenizer(text, add_special_tokens=False, verbose=False)["input_ids"])
+
+    def _chunk_plan(self, premise: str, hypothesis: str) -> tuple[list[str], list[str]]:
+        """(premise chunks, hypothesis chunks) of a pair longer than ``max_length`` (module docstring)."""
+        total = self.max_length - self._tokenizer.num_special_tokens_to_add(pair=True)
+        n_premise, n_hypothesis = self._token_count(premise), self._token_count(hypothesis)
+        # the longer statement in chunks beside the whole shorter one, unless that takes more than half the budget
+        if n_premise >= n_hypothesis and n_hypothesis <= total // 2:
+            return self.chunks(premise, total - n_hypothesis), [hypothesis]
+        if n_hypothesis > n_premise and n_premise <= total // 2:
+            return [premise], self.chunks(hypothesis, total - n_premise)
+        return self.chunks(premise, total - total // 2), self.chunks(hypothesis, total // 2)
+
     def _compute(self, pairs: list[tuple[str, str]]) -> tuple[np.ndarray, np.ndarray, int]:
+        """Probabilities (LABEL_ORDER), long-input flags (0 fits, 1 longer than max_length, 2 chunked but a chunk
+        was truncated) of unique pairs, in their given order, and the number of tiles that ran concurrently."""
+        self.load()
+        if self.long_inputs == "truncate":
+            probs, too_long, workers = self._score_pairs(pairs)
+            return probs, too_long.astype(int), workers
+        special = self._tokenizer.num_special_tokens_to_add(pair=True)
+        long = [special + self._token_count(p) + self._token_count(h) > self.max_length for p, h in pairs]
+        plans = {i: self._chunk_plan(*pairs[i]) for i, is_long in enumerate(long) if is_long}
+        wanted = [pair for pair, is_long in zip(pairs, long) if not is_long]
+        wanted += [(p, h) for premises, hypotheses in plans.values() for h in hypotheses for p in premises]
+        unique = list(dict.fromkeys(wanted))
+        scored, cut, workers = self._score_pairs(unique)
+        row = {pair: (scored[i], bool(cut[i])) for i, pair in enumerate(unique)}
+        probs = np.empty((len(pairs), len(LABEL_ORDER)), dtype=np.float64)
+        flags = np.zeros(len(pairs), dtype=int)
+        for i, pair in enumerate(pairs):
+            if i not in plans:
+                probs[i] = row[pair][0]
+                continue
+            premises, hypotheses = plans[i]
+            best = [max(premises, key=lambda p: (row[(p, h)][0][0], -premises.index(p))) for h in hypotheses]
+            probs[i] = np.mean([row[(p, h)][0] for p, h in zip(best, hypotheses)], axis=0)
+            flags[i] = 2 if any(row[(p, h)][1] for p in premises for h in hypotheses) else 1
+        return probs, flags, workers
+
+    def _score_pairs(self, pairs: list[tuple[str, str]]) -> tuple[np.ndarray, np.ndarray, int]:
         """Probabilities (LABEL_ORDER) and truncation flags of unique pairs, in their given order, and the
         number of tiles that ran concurrently."""
         import torch
         from tqdm import tqdm
 
-        self.load()
         premises, hypotheses = [p for p, _ in pairs], [h for _, h in pairs]
         # Tokenize once, untruncated (for the lengths), then re-tokenize only the pairs that are too long.
         encoded = self._tokenizer(premises, hypotheses, verbose=False)

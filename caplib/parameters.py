@@ -23,7 +23,7 @@ from typing import Any
 
 from caplib.data import CORRECTNESS_SPLITS
 from caplib.profiles import ProfileError, available_profiles, load_profile
-from caplib.scoring import METRIC_NAMES
+from caplib.scoring import SCORERS
 from caplib.taxonomy import LABELS
 
 __all__ = ["ParameterError", "check_parameters"]
@@ -105,7 +105,7 @@ _CHECKS: Mapping[str, Callable[[Any], str | None]] = {
     "confidence": _confidence,
     "n_resamples": _seed,  # a whole number >= 0 (0: no bootstrap where a chapter allows it)
     "seed": _seed,
-    "metrics": _list_of("metrics", METRIC_NAMES),
+    "metrics": _list_of("metrics", tuple(SCORERS)),
     "alphas": _list_of("alphas", None, _weight),
     "focus": _list_of("focus", LABELS),
 }

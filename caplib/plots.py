@@ -35,7 +35,7 @@ CLASS_COLORS: Mapping[str, str] = dict(
 #: Metric names as the paper's tables print them (Tab. 2-4, 13, 14); EM and ACC (Q-CARE) are not in those tables.
 PRINTED_METRIC: Mapping[str, str] = {"cap": "CAP", "bleu": "BLEU", "rouge_l": "ROUGE-L", "meteor": "METEOR",
                                      "bertscore": "BERTScore", "comet": "COMET", "em": "EM", "acc": "ACC",
-                                     "shortcut": "Shortcut"}
+                                     "shortcut": "Shortcut", "cap_decomposed": "CAP (decomposed)"}
 
 #: Where a chapter page finds plotly.js: shipped with the book by ``make book`` (``_vendor/``, copied to the site's
 #: root), never a CDN.

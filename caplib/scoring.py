@@ -1,10 +1,13 @@
 """Score a frame of (question, gold answer, answer[, premise, hypothesis]) rows with CAP and the baselines of a
 profile: the one place where the CLI's ``caplib score`` and the book's chapters turn data into score columns.
 
-Every metric is registered in :data:`SCORERS` (CAP beside the baselines of :mod:`caplib.baselines`), and
-:func:`score_frame` loops once over the metrics asked for, with one :class:`caplib.runtime.Runtime` for all.
-Score columns are named exactly as the metric (``cap``, ``bleu``, ``rouge_l``, ``meteor``, ``bertscore``,
-``comet``, ``em``, ``acc``); CAP's components keep the ``cap_`` prefix of :data:`caplib.cap.COMPONENT_COLUMNS`.
+Every metric is registered in :data:`SCORERS` (CAP and decomposed CAP, :mod:`caplib.cap_decomposed`, beside the
+baselines of :mod:`caplib.baselines`), and :func:`score_frame` loops once over the metrics asked for, with one
+:class:`caplib.runtime.Runtime` for all. Score columns are named exactly as the metric (``cap``, ``cap_decomposed``,
+``bleu``, ``rouge_l``, ``meteor``, ``bertscore``, ``comet``, ``em``, ``acc``); CAP's components keep the ``cap_``
+prefix of :data:`caplib.cap.COMPONENT_COLUMNS`, decomposed CAP's are :data:`caplib.cap_decomposed.COLUMNS`. ``long_inputs="chunk"`` scores NLI pairs longer than
+the profile's ``max_length`` in sentence chunks instead of truncating them (:mod:`caplib.nli`); the CAP report
+entries count ``truncated_pairs`` and ``chunked_pairs``.
 A metric that cannot run here (a checkpoint that is not on this machine) is *skipped with its reason* and has
 no column: never a made-up score. Baseline scores are cached by content like CAP's NLI probabilities.
 
@@ -32,12 +35,13 @@ import pandas as pd
 from caplib import baselines
 from caplib.cache import cached_values
 from caplib.cap import CAPScorer
+from caplib.cap_decomposed import DecomposedCAPScorer
 from caplib.checkpoints import CheckpointNotAvailable
 from caplib.profiles import Profile, load_profile
 from caplib.runtime import Runtime
 from caplib.signature import Signature
 
-__all__ = ["METRIC_NAMES", "SCORERS", "ScoredFrame", "ScoringJob", "score_frame"]
+__all__ = ["EXTENSION_METRICS", "METRIC_NAMES", "SCORERS", "ScoredFrame", "ScoringJob", "score_frame"]
 
 
 @dataclass(frozen=True)
@@ -51,6 +55,7 @@ class ScoringJob:
     regenerate_statements: bool = False
     components: bool = True
     cap_scorer: CAPScorer | None = None  #: a scorer the caller already holds (else one is built from the profile)
+    long_inputs: str | None = None  #: ``"truncate"`` or ``"chunk"`` for CAP's NLI pairs (None: CAPScorer's default)
 
 
 #: A registered metric: a job -> (its score columns, or None when skipped; its report entry).
@@ -85,33 +90,74 @@ class ScoredFrame:
                 for name, entry in self.metrics.items()}
 
 
-def _score_cap(job: ScoringJob) -> tuple[pd.DataFrame | None, dict[str, Any]]:
-    """CAP (Eq. 3) on the rows' own statements, or on statements made by the profile's generator."""
+def _cap_scorer(job: ScoringJob, regenerate: bool) -> CAPScorer:
+    """The job's CAP scorer, or one built from its profile (without a generator when the statements are given)."""
+    if job.cap_scorer is not None:
+        if job.long_inputs is not None and job.long_inputs != job.cap_scorer.nli.long_inputs:
+            raise ValueError(f"long_inputs={job.long_inputs!r} differs from the given cap_scorer's "
+                             f"{job.cap_scorer.nli.long_inputs!r}; build the scorer with it instead")
+        return job.cap_scorer
+    overrides: dict[str, Any] = {} if regenerate else {"statement_model": None}
+    if job.long_inputs is not None:
+        overrides["long_inputs"] = job.long_inputs
+    return CAPScorer.from_profile(job.profile, job.runtime, **overrides)
+
+
+def _cap_statements(job: ScoringJob, metric: str) -> tuple[bool, str]:
+    """(regenerate the statements?, where they come from) for a CAP metric; raises when neither way works."""
     frame, profile = job.frame, job.profile
-    given = {"premise", "hypothesis"} <= set(frame.columns)
-    regenerate = job.regenerate_statements or not given
+    regenerate = job.regenerate_statements or not {"premise", "hypothesis"} <= set(frame.columns)
     if regenerate and (job.gold_column is None or not {"question", "answer"} <= set(frame.columns)):
-        raise ValueError("CAP needs premise/hypothesis statements, or the columns question, gold answer and answer "
-                         "to generate them")
+        raise ValueError(f"{metric} needs premise/hypothesis statements, or the columns question, gold answer and "
+                         f"answer to generate them")
     statement_model = profile.statement_model if job.cap_scorer is None else job.cap_scorer.statement_model
     if regenerate and statement_model is None:
         raise ValueError(f"profile {profile.name!r} names no statement model; give premise/hypothesis columns")
+    # Sec. 6.3: the released CAP-Correctness carries its statements; score those, as the paper did.
+    return regenerate, (f"regenerated with {statement_model}" if regenerate else
+                        "input columns premise (gold) and hypothesis (answer)")
+
+
+def _long_input_counts(scorer: CAPScorer) -> dict[str, int]:
+    return {"truncated_pairs": int(scorer.nli.last_stats.get("truncated", 0)),
+            "chunked_pairs": int(scorer.nli.last_stats.get("chunked", 0))}
+
+
+def _score_cap(job: ScoringJob) -> tuple[pd.DataFrame | None, dict[str, Any]]:
+    """CAP (Eq. 3) on the rows' own statements, or on statements made by the profile's generator."""
+    frame = job.frame
+    regenerate, origin = _cap_statements(job, "CAP")
     try:
-        # the statements are given: load no generator
-        scorer = job.cap_scorer if job.cap_scorer is not None else \
-            CAPScorer.from_profile(profile, job.runtime, **({} if regenerate else {"statement_model": None}))
+        scorer = _cap_scorer(job, regenerate)
     except CheckpointNotAvailable as exc:
         return None, {"status": "skipped", "reason": str(exc), "signature": None}
     if regenerate:
         result = scorer.answer_components(frame["question"], frame[job.gold_column], frame["answer"])
-        origin = f"regenerated with {statement_model}"
     else:
-        # Sec. 6.3: the released CAP-Correctness carries its statements; score those, as the paper did.
         result = scorer.components(frame["premise"], frame["hypothesis"])
-        origin = "input columns premise (gold) and hypothesis (answer)"
     entry = {"status": "scored", "signature": scorer.signature(given_statements=not regenerate),
-             "statements": origin, "truncated_pairs": int(scorer.nli.last_stats.get("truncated", 0))}
+             "statements": origin, **_long_input_counts(scorer)}
     return (result if job.components else result[["cap"]]).set_index(frame.index), entry
+
+
+def _score_cap_decomposed(job: ScoringJob) -> tuple[pd.DataFrame | None, dict[str, Any]]:
+    """Decomposed CAP (:mod:`caplib.cap_decomposed`) on the rows' statements (one gold each), with their questions."""
+    frame = job.frame
+    regenerate, origin = _cap_statements(job, "cap_decomposed")
+    try:
+        scorer = DecomposedCAPScorer(_cap_scorer(job, regenerate))
+    except CheckpointNotAvailable as exc:
+        return None, {"status": "skipped", "reason": str(exc), "signature": None}
+    questions = list(frame["question"]) if "question" in frame.columns else None
+    if regenerate:
+        golds, hypotheses = scorer.cap.statements(frame["question"], frame[job.gold_column], frame["answer"])
+        premises = [options[0] if len(options) == 1 else options for options in golds]
+    else:
+        premises, hypotheses = list(frame["premise"]), list(frame["hypothesis"])
+    result = scorer.components(premises, hypotheses, questions)
+    entry = {"status": "scored", "signature": scorer.signature(given_statements=not regenerate),
+             "statements": origin, **_long_input_counts(scorer.cap)}
+    return (result if job.components else result[["cap_decomposed"]]).set_index(frame.index), entry
 
 
 def _score_baseline(metric: str, job: ScoringJob) -> tuple[pd.DataFrame | None, dict[str, Any]]:
@@ -140,10 +186,14 @@ def _score_baseline(metric: str, job: ScoringJob) -> tuple[pd.DataFrame | None, 
     return scores.to_frame(), {"status": "scored", "signature": signature}
 
 
-#: Every metric a profile can score, in the order of the paper's tables (CAP first).
+#: Every metric a profile can score: the paper's, in the order of its tables (CAP first), then decomposed CAP.
 SCORERS: Mapping[str, FrameScorer] = MappingProxyType(
-    {"cap": _score_cap, **{metric: functools.partial(_score_baseline, metric) for metric in baselines.METRICS}})
-METRIC_NAMES: tuple[str, ...] = tuple(SCORERS)
+    {"cap": _score_cap, **{metric: functools.partial(_score_baseline, metric) for metric in baselines.METRICS},
+     "cap_decomposed": _score_cap_decomposed})
+#: Metrics beyond the paper's tables (Sec. 9's future work): scored when asked for, never by default.
+EXTENSION_METRICS: tuple[str, ...] = ("cap_decomposed",)
+#: The paper's metrics, the default of :func:`score_frame` (the rows of Tab. 2).
+METRIC_NAMES: tuple[str, ...] = tuple(name for name in SCORERS if name not in EXTENSION_METRICS)
 
 
 def score_frame(
@@ -156,6 +206,7 @@ def score_frame(
     components: bool = True,
     runtime: Runtime | None = None,
     cap_scorer: CAPScorer | None = None,
+    long_inputs: str | None = None,
 ) -> ScoredFrame:
     """Add one score column per metric to ``frame`` under ``profile`` (name, YAML path or :class:`Profile`).
 
@@ -163,8 +214,10 @@ def score_frame(
     ``premise``/``hypothesis`` statements when present, else (or with ``regenerate_statements``) generates them
     with the profile's statement generator. Unavailable metrics are skipped with their reason. ``runtime``
     (device, batch size, cache, progress, ...) applies to every metric; ``cap_scorer`` is a
-    :class:`caplib.cap.CAPScorer` to use instead of building one from the profile (a chapter that holds one). Score columns the input already has (a
-    file written by ``caplib score``) are replaced and listed in ``replaced``.
+    :class:`caplib.cap.CAPScorer` to use instead of building one from the profile (a chapter that holds one);
+    ``long_inputs`` (``"truncate"``, the paper's, or ``"chunk"``) decides what CAP's NLI does with pairs longer than
+    the profile's ``max_length`` (None: truncate, or what ``cap_scorer`` does). Score columns the input already has
+    (a file written by ``caplib score``) are replaced and listed in ``replaced``.
 
     Example:
         >>> rows = pd.DataFrame({"question": ["2+2?"], "gold_answer": ["four"], "answer": ["five"]})
@@ -172,10 +225,10 @@ def score_frame(
         [0.0]
     """
     job = ScoringJob(frame, load_profile(profile), runtime if runtime is not None else Runtime(), gold_column,
-                     regenerate_statements, components, cap_scorer)
+                     regenerate_statements, components, cap_scorer, long_inputs)
     unknown = [name for name in metrics if name not in SCORERS]
     if unknown or not metrics:
-        raise ValueError(f"unknown metric(s) {unknown or list(metrics)}; choose from {', '.join(METRIC_NAMES)}")
+        raise ValueError(f"unknown metric(s) {unknown or list(metrics)}; choose from {', '.join(SCORERS)}")
     parts: list[pd.DataFrame] = []
     report: dict[str, dict[str, Any]] = {}
     for metric in dict.fromkeys(metrics):

@@ -378,3 +378,26 @@ def test_debug_shows_the_traceback_that_the_plain_run_hides(tmp_path, capsys):
     expect_error(capsys, "score", source, "-o", tmp_path / "o.csv", "--metrics", "blue", contains=["unknown metric"])
     with pytest.raises(ValueError, match="unknown metric"):
         run("--debug", "score", source, "-o", tmp_path / "o.csv", "--metrics", "blue")
+
+
+def test_score_cap_decomposed_on_statements_with_chunked_long_inputs(profile, tmp_path, capsys):
+    """``--metrics cap,cap_decomposed`` on premise/hypothesis columns alone; ``--long-inputs chunk`` reaches the NLI
+    scorer (signature) and the chunked pairs are reported; the scores equal the library's."""
+    from caplib.cap_decomposed import DecomposedCAPScorer
+
+    long_answer = " ".join(["Iron is a metal that rusts in water."] * 80)  # well over 512 tokens
+    statements = pd.DataFrame({"premise": ["Iron and gold are metals.", "Ice melts."],
+                               "hypothesis": ["Iron is a metal.", long_answer]})
+    source, out = tmp_path / "st.csv", tmp_path / "out.csv"
+    statements.to_csv(source, index=False)
+    assert run("score", source, "-o", out, "--profile", profile, "--metrics", "cap,cap_decomposed",
+               "--long-inputs", "chunk", "--no-cache", "--no-progress") == 0
+    err = capsys.readouterr().err
+    assert "scored in sentence chunks" in err and "truncated" not in err
+    sidecar = json.loads((tmp_path / "out.csv.signature.json").read_text())
+    assert "long_inputs:chunk" in sidecar["metrics"]["cap_decomposed"]["signature"]
+    assert sidecar["metrics"]["cap"]["chunked_pairs"] == 2  # both directions of the long row
+    scorer = DecomposedCAPScorer.from_profile(load_profile(profile), Runtime(cache=False, progress=False),
+                                              statement_model=None, long_inputs="chunk")
+    expected = scorer.score(statements["premise"], statements["hypothesis"])
+    np.testing.assert_allclose(pd.read_csv(out)["cap_decomposed"], expected, rtol=0, atol=1e-9)

@@ -200,7 +200,7 @@ def test_duplicates_are_scored_once(checkpoint, pairs):
     scorer = NLIScorer(checkpoint, runtime=Runtime(cache=False, progress=False))
     probs = scorer.predict(premises[:5] * 3, hypotheses[:5] * 3)
     assert scorer.last_stats == {"pairs": 15, "unique": 5, "cached": 0, "computed": 5, "truncated": 0,
-                                 "cpu_workers": 1}  # one torch thread in this module: one worker
+                                 "chunked": 0, "cpu_workers": 1}  # one torch thread in this module: one worker
     np.testing.assert_array_equal(probs[:5], probs[5:10])
     np.testing.assert_array_equal(probs[:5], probs[10:])
 
