@@ -525,7 +525,8 @@ def score_bands(frame: pd.DataFrame, bands: Mapping[str, pd.DataFrame], metric: 
     labels = frame[label_column].map(normalize_label)
     present = [label for label in LABELS if label in set(labels)]
     styles = [":", "--", "-.", "-"]
-    fig, axes = plt.subplots(len(bands) + 1, 1, sharex=True, figsize=(7.5, 0.55 * len(bands) + 0.45 * len(present) + 1.6),
+    fig, axes = plt.subplots(len(bands) + 1, 1, sharex=True,
+                             figsize=(7.5, 0.55 * len(bands) + 0.45 * len(present) + 1.6),
                              gridspec_kw={"height_ratios": [0.55] * len(bands) + [0.45 * len(present)]})
     main = axes[-1]
     data = [frame.loc[labels == label, metric].to_numpy(dtype=float) for label in present]

@@ -67,3 +67,28 @@ def test_the_inputs_hash_follows_parameters_and_notebook_content(tmp_path):
     edited = tmp_path / "01_taxonomy.ipynb"
     edited.write_bytes(notebook.read_bytes().replace(b"taxonomy", b"Taxonomy", 1))
     assert key != run_book.inputs_hash(edited, {"profile": "offline"}, profile)
+
+
+def test_the_shipped_calibration_is_refitted_only_when_the_backbone_changed(tmp_path, monkeypatch, capsys):
+    import shutil
+    import types
+
+    import caplib.calibration as calibration
+    import caplib.checkpoints as checkpoints
+
+    run_book = load_script("run_book")
+    shipped = tmp_path / "offline.calibration.json"
+    shutil.copy(calibration.shipped_path(), shipped)
+    monkeypatch.setattr(calibration, "shipped_path", lambda: shipped)
+    refits: list[int] = []
+    monkeypatch.setattr(calibration, "build_offline", lambda: refits.append(1))
+    named = calibration.load(shipped).provenance.backbone
+    offline = types.SimpleNamespace(source=tmp_path / "offline.yaml", nli_model="builtin:offline-nli")
+    other = types.SimpleNamespace(source=tmp_path / "mine.yaml", nli_model="builtin:offline-nli")
+    for profile, identity, expected in ((offline, named, 0), (other, "x#sha256:ffffffffffff", 0),
+                                        (offline, "builtin:offline-nli#sha256:ffffffffffff", 1)):
+        monkeypatch.setattr(checkpoints, "resolve_checkpoint",
+                            lambda *args, identity=identity, **kwargs: types.SimpleNamespace(identity=identity))
+        run_book.refit_shipped_calibration(profile)
+        assert len(refits) == expected, (profile.source.name, identity)
+    assert "refitting the offline profile's calibration" in capsys.readouterr().out

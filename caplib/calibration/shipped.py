@@ -1,4 +1,4 @@
-"""The offline profile's shipped calibration: fitted on the bundled sample's validation split, rebuilt with the backbone.
+"""The offline profile's shipped calibration: fitted on the sample's validation split, rebuilt with the backbone.
 
 ``caplib/profiles/offline.calibration.json`` (:func:`caplib.calibration.profile_calibration_path`) is a
 :class:`~caplib.calibration.ComponentLabeler` fitted on the validation rows of the bundled CAP-Correctness sample

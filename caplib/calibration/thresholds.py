@@ -126,7 +126,8 @@ def _objectives(confusions: np.ndarray, objective: str) -> np.ndarray:
     if objective == "accuracy":
         return np.trace(confusions, axis1=1, axis2=2) / np.maximum(total, 1)
     weights = kappa_weights("quadratic")
-    expected = confusions.sum(axis=2)[:, :, None] * confusions.sum(axis=1)[:, None, :] / np.maximum(total, 1)[:, None, None]
+    marginals = confusions.sum(axis=2)[:, :, None] * confusions.sum(axis=1)[:, None, :]
+    expected = marginals / np.maximum(total, 1)[:, None, None]
     chance = (weights * expected).sum(axis=(1, 2))
     observed = (weights * confusions).sum(axis=(1, 2))
     return np.where(chance > 0, 1.0 - observed / np.where(chance > 0, chance, 1.0), 0.0)
@@ -183,7 +184,8 @@ def _coordinate_search(grouped: _Grouped, tiers: Sequence[Sequence[int]], object
             values = _evaluate_many(counts, tiers, objective)[0]
             best = int(np.argmax(values))  # the lowest of equal optima
             if values[best] > current + 1e-12:
-                current, bounds, moved = float(values[best]), [*bounds[:i], int(candidates[best]), *bounds[i + 1:]], True
+                bounds = [*bounds[:i], int(candidates[best]), *bounds[i + 1:]]
+                current, moved = float(values[best]), True
         if not moved:
             break
     return current, bounds

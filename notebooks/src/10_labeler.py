@@ -233,7 +233,8 @@ if available:
 # quadratic weighted κ, which counts how far a prediction lands from the label in Eq. 1's order, not whether it
 # hits: with inverted classes, the best bands for κ leave some classes without a band of their own (empty bands
 # above) and fill others with rows of neighbouring classes (the low shares above). Their κ then rises while their
-# accuracy and macro-F1 need not (fitted for accuracy instead, exercise 1, the trade turns round). The component model does not depend on that order: it reads the two directions
+# accuracy and macro-F1 need not (fitted for accuracy instead, exercise 1, the trade turns round). The component
+# model does not depend on that order: it reads the two directions
 # and the three NLI classes separately, so a class that CAP's single number misplaces (a partial answer, entailed by
 # the gold but not entailing it, Chapter 6) can still be told apart.
 
@@ -280,10 +281,13 @@ if available and component is not None and profile == "offline":
 
 # %%
 if available:
-    ranked = table["macro_f1"].sort_values(ascending=False)
+    def ranking(measure):
+        """The labelers from best to worst on ``measure``, with their values (x100)."""
+        ordered = table[measure].sort_values(ascending=False)
+        return " > ".join(f"{name} ({value:.1f})" for name, value in ordered.items())
+
     display(Markdown(
-        f"Macro-F1 ranks the labelers {' > '.join(f'{name} ({value:.1f})' for name, value in ranked.items())}; "
-        f"quadratic κ ranks them {' > '.join(f'{n} ({v:.1f})' for n, v in table['quadratic'].sort_values(ascending=False).items())}. "
+        f"Macro-F1 ranks the labelers {ranking('macro_f1')}; quadratic κ ranks them {ranking('quadratic')}. "
         + ("None of the three reaches Tab. 8's agreement between the LLM and human labels (quadratic κ 87.9)."
            if table["quadratic"].max() < tab8["quadratic"] else
            "At least one labeler reaches Tab. 8's quadratic κ of 87.9.")))
@@ -337,15 +341,17 @@ if available:
         on_eval = {rule: evaluation.classification_scores(truth, predicted)
                    for rule, predicted in (("argmax", comparison.predictions["component model"]),
                                            ("nearest", nearest(held.frame)))}
-        used = sorted(set(nearest(held.frame)), key=LABELS.index)
+        unused = [ABBREVIATIONS[c] for c in LABELS if c not in set(nearest(held.frame))]
         moved = on_fit["nearest"]["quadratic"] - on_fit["argmax"]["quadratic"]
         answer2 = ("Most probable class vs least expected squared distance, quadratic κ / macro-F1 (×100): on the "
                    "fitting rows (in-sample) "
                    + " vs ".join(f"{100 * s['quadratic']:.1f} / {100 * s['macro_f1']:.1f}" for s in on_fit.values())
                    + "; on the evaluation rows "
                    + " vs ".join(f"{100 * s['quadratic']:.1f} / {100 * s['macro_f1']:.1f}" for s in on_eval.values())
-                   + f". The distance rule never predicts {', '.join(ABBREVIATIONS[c] for c in LABELS if c not in used) or 'no class'}"
-                     " and pulls uncertain rows towards the middle of Eq. 1's order. Its expected squared distance is not κ, which "
+                   + (f". The distance rule never predicts {', '.join(unused)} and" if unused
+                      else ". The distance rule")
+                   + " pulls uncertain rows towards the middle of Eq. 1's order. Its expected squared distance is "
+                     "not κ, which "
                      "divides by the disagreement expected by chance, and that shrinks when the predictions crowd "
                      "into few classes; "
                    + (f"on the fitting rows the rule loses {-100 * moved:.1f} points of κ, so it would not be chosen."
