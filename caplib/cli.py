@@ -1,4 +1,4 @@
-"""Command line: ``caplib score``, ``caplib evaluate``, ``caplib cache``.
+"""Command line: ``caplib score``, ``caplib calibrate``, ``caplib evaluate``, ``caplib fetch``, ``caplib cache``.
 
 ``caplib score INPUT.csv -o OUT.csv [--profile offline|paper|FILE.yaml] [--metrics cap,bleu,...]``
     Reads CAP-Correctness (``caplib.data.load_correctness``), or any CSV with ``question`` +
@@ -156,7 +156,8 @@ def _score(args: argparse.Namespace) -> int:
         "rows": len(frame),
         "profile": {"name": profile.name, "source": str(profile.source)},
         "metrics": scored.report(),
-        **({"classify": {"calibration": args.classify, "signature": str(labeler.signature())}} if labeler else {}),
+        **({"classify": {"calibration": args.classify, "signature": str(labeler.signature())}}
+           if labeler is not None and "cap" in scored.signatures else {}),
     }
     # every text cell quoted: a cell holding a lone carriage return is otherwise written bare, and every CSV reader
     # (caplib's, pandas', Python's) then reads it as a line break, splitting the row (found by tests/test_fuzz.py)

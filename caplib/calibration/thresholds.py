@@ -239,7 +239,7 @@ class ThresholdLabeler:
                                  f" cuts {self.cuts} and {len(self.classes)} classes")
             self.structure = "fixed"
         self.band_counts: np.ndarray | None = None
-        self.cv: dict[str, float] = {}
+        self.cv: dict[str, float | None] = {}
         self.provenance = Provenance()
 
     @classmethod
@@ -263,7 +263,7 @@ class ThresholdLabeler:
         classes = _evaluate(grouped.band_counts(bounds), tiers, self.objective)[1]
         return tuple(grouped.cut(b) for b in bounds[1:-1]), tuple(LABELS[c] for c in classes)
 
-    def _cross_validate(self, scores: np.ndarray, labels: np.ndarray) -> dict[str, float]:
+    def _cross_validate(self, scores: np.ndarray, labels: np.ndarray) -> dict[str, float | None]:
         """Each structure's objective on its pooled out-of-fold predictions, and the mean and standard error over
         folds of the per-fold difference labels - severity (what :meth:`fit` decides by)."""
         folds = pd.Series(labels).groupby(labels).cumcount().to_numpy() % _FOLDS
@@ -284,8 +284,8 @@ class ThresholdLabeler:
         result = {structure: objective_value(pooled[structure], self.objective) for structure in STRUCTURES}
         differences = np.subtract(per_fold["labels"], per_fold["severity"])
         result["fold_difference"] = float(differences.mean()) if len(differences) else 0.0
-        result["fold_se"] = (float(differences.std(ddof=1) / np.sqrt(len(differences))) if len(differences) > 1
-                             else float("inf"))
+        # undefined (None) with fewer than two folds: the top tier then stays shared
+        result["fold_se"] = float(differences.std(ddof=1) / np.sqrt(len(differences))) if len(differences) > 1 else None
         return result
 
     def fit(self, scores: Any, labels: Sequence[str], provenance: Provenance | None = None) -> ThresholdLabeler:
@@ -300,7 +300,8 @@ class ThresholdLabeler:
                              f"{len(truth)} labels")
         if not self.fixed:
             self.cv = self._cross_validate(values, truth) if self.bands == "auto" else {}
-            separated = self.bands == "auto" and self.cv["fold_difference"] > max(self.cv["fold_se"], 0.0)
+            se = self.cv.get("fold_se")
+            separated = self.bands == "auto" and se is not None and self.cv["fold_difference"] > max(se, 0.0)
             self.structure = ("labels" if separated else "severity") if self.bands == "auto" else self.bands
             self.cuts, self.classes = self._fit_structure(values, truth, self.structure)
         band = np.searchsorted(self.cuts, values, side="right")
