@@ -1,4 +1,4 @@
-"""Command line: ``caplib score``, ``caplib evaluate``, ``caplib cache``.
+"""Command line: ``caplib score``, ``caplib calibrate``, ``caplib evaluate``, ``caplib fetch``, ``caplib cache``.
 
 ``caplib score INPUT.csv -o OUT.csv [--profile offline|paper|FILE.yaml] [--metrics cap,bleu,...]``
     Reads CAP-Correctness (``caplib.data.load_correctness``), or any CSV with ``question`` +
@@ -13,7 +13,13 @@
     not fetched) fails the run with its reason and writes nothing (status 3); with ``--allow-skip`` it is skipped
     instead (no column; reason on stderr and in the signature file), never faked. A profile with a lock file
     (``caplib fetch``) has every locked file checked first.
-    Settings signatures are printed and written to ``OUT.csv.signature.json``.
+    Settings signatures are printed and written to ``OUT.csv.signature.json``. ``--classify CALIBRATION.json`` (or
+    ``profile``: the profile's shipped calibration) adds ``cap_label`` and ``cap_label_confidence``
+    (``caplib.calibration``, Sec. 8.2); a calibration fitted for another backbone is refused.
+
+``caplib calibrate SCORED.csv --label-column label_semantic [--splits SPLITS.csv --split validation] -o CAL.json``
+    Fit a label-free labeler on a file written by ``caplib score`` (every row unless a split is named): the component
+    model when the file has CAP's components, thresholds otherwise (``--method``).
 
 ``caplib evaluate OUT.csv --label-column label_semantic [--json] [--shortcut]``
     The monotonicity protocol (``caplib.evaluation.report``) for every metric column found.
@@ -33,6 +39,7 @@ one line. ``caplib --debug ...`` shows the full traceback instead (for bug repor
 Example:
     $ caplib score data/sample/cap_correctness.csv -o scores.csv --profile offline --metrics cap,rouge_l
     $ caplib evaluate scores.csv --label-column label_semantic
+    $ caplib calibrate scores.csv --splits data/sample/cap_correctness_splits.csv --split validation -o cal.json
 """
 
 from __future__ import annotations
@@ -106,12 +113,12 @@ def _score(args: argparse.Namespace) -> int:
         pick_device(args.device)  # an unknown or absent device is named now, before any model loads
     output = Path(args.output)
     _check_output(output, args.input, args.overwrite)
+    labeler = _calibration(args.classify, profile, metrics) if args.classify else None
     frame, gold = load_scoring_input(args.input)
     statement_metrics = ("cap", "cap_decomposed")  # these can score premise/hypothesis statements alone
     if gold is None and any(metric not in statement_metrics for metric in metrics):
         raise ValueError(f"{args.input}: {', '.join(m for m in metrics if m not in statement_metrics)} compare gold "
-                         f"answer and "
-                         f"answer; the file needs the columns question, gold_answer (or gold) and answer")
+                         f"answer and answer; the file needs the columns question, gold_answer (or gold) and answer")
     if args.regenerate_statements and gold is None:
         raise ValueError(f"{args.input}: --regenerate-statements needs the columns question, gold_answer (or gold) "
                          f"and answer")
@@ -122,7 +129,8 @@ def _score(args: argparse.Namespace) -> int:
                       cache=not args.no_cache, cache_dir=args.cache_dir,
                       progress=not args.no_progress and sys.stderr.isatty(), allow_unpinned=args.allow_unpinned)
     scored = score_frame(frame, profile, metrics, gold_column=gold, regenerate_statements=args.regenerate_statements,
-                         components=args.components, runtime=runtime, long_inputs=args.long_inputs)
+                         components=args.components or getattr(labeler, "method", "") == "components",
+                         runtime=runtime, long_inputs=args.long_inputs)
     for metric, reason in scored.skipped.items():
         print(f"caplib: {'skipped' if args.allow_skip else 'cannot run'} {metric}: {reason}", file=sys.stderr)
     if scored.skipped and not args.allow_skip:
@@ -140,6 +148,13 @@ def _score(args: argparse.Namespace) -> int:
     if scored.replaced:  # e.g. rescoring a file written by caplib score
         print(f"caplib: replacing the input's column(s) {scored.replaced}", file=sys.stderr)
     result = scored.frame
+    if labeler is not None and "cap" in scored.signatures:
+        from caplib.calibration import classify
+
+        result = pd.concat([result, classify(result, labeler, scored.signatures["cap"])], axis=1)
+        if not args.components:
+            result = result.drop(columns=[c for c in result.columns if c.startswith("cap_") and c not in
+                                          ("cap_label", "cap_label_confidence") and c not in frame.columns])
     report: dict[str, Any] = {
         "caplib": __version__,
         "command": shlex.join(["caplib", *args.argv]),
@@ -147,6 +162,8 @@ def _score(args: argparse.Namespace) -> int:
         "rows": len(frame),
         "profile": {"name": profile.name, "source": str(profile.source)},
         "metrics": scored.report(),
+        **({"classify": {"calibration": args.classify, "signature": str(labeler.signature())}}
+           if labeler is not None and "cap" in scored.signatures else {}),
     }
     # every text cell quoted: a cell holding a lone carriage return is otherwise written bare, and every CSV reader
     # (caplib's, pandas', Python's) then reads it as a line break, splitting the row (found by tests/test_fuzz.py)
@@ -158,6 +175,31 @@ def _score(args: argparse.Namespace) -> int:
         if entry["status"] == "scored":
             print(f"{metric}: {entry['signature']}")
     print(f"wrote {len(result)} rows to {output} (signatures: {sidecar})")
+    return 0
+
+
+def _calibration(name: str, profile: Any, metrics: Sequence[str]) -> Any:
+    """The labeler of ``score --classify``, read (and its file checked) before any model loads."""
+    from caplib.calibration import load, profile_calibration_path
+
+    if "cap" not in metrics:
+        raise ValueError("--classify labels answers from CAP's scores: add cap to --metrics")
+    path = profile_calibration_path(profile.source) if name == "profile" else Path(name)
+    if not path.is_file():
+        raise ValueError(f"--classify {name}: no calibration file {path}" + (
+            f" (profile {profile.name!r} ships none); fit one with `caplib calibrate`" if name == "profile" else ""))
+    return load(path)
+
+
+def _calibrate(args: argparse.Namespace) -> int:
+    from caplib.calibration import fit_scored_file
+
+    _check_input(args.scores)
+    _check_output(Path(args.output), args.scores, overwrite=False)
+    labeler = fit_scored_file(args.scores, args.label_column, splits=args.splits, split=args.split,
+                              method=args.method, objective=args.objective)
+    labeler.save(Path(args.output))
+    print(f"{labeler.signature()}\nwrote {args.output} ({labeler.method}, fitted on {labeler.provenance.n} rows)")
     return 0
 
 
@@ -275,7 +317,22 @@ def _parser() -> argparse.ArgumentParser:
     score.add_argument("--cache-dir", default=None, help="cache directory (default: $CAPLIB_CACHE_DIR or "
                                                          "~/.cache/caplib)")
     score.add_argument("--no-progress", action="store_true", help="no progress bars")
+    score.add_argument("--classify", default=None, metavar="CALIBRATION",
+                       help="add cap_label and cap_label_confidence from a calibration file (`caplib calibrate`), or "
+                            "'profile' for the profile's shipped one")
     score.set_defaults(func=_score)
+
+    calibrate = commands.add_parser("calibrate", help="fit a label-free labeler on a scored, labelled CSV")
+    calibrate.add_argument("scores", help="CSV written by `caplib score` (its .signature.json names the backbone)")
+    calibrate.add_argument("-o", "--output", required=True, help="calibration file to write (JSON)")
+    calibrate.add_argument("--label-column", default="label_semantic", help="taxonomy labels (default label_semantic)")
+    calibrate.add_argument("--splits", default=None, help="row_id,split CSV (default: the file's own split column)")
+    calibrate.add_argument("--split", default=None, help="fit on this split only, e.g. validation (default: all rows)")
+    calibrate.add_argument("--method", default="auto", choices=("auto", "components", "thresholds", "uniform"),
+                           help="auto (default): components when the file has CAP's components, else thresholds")
+    calibrate.add_argument("--objective", default="quadratic", choices=("quadratic", "accuracy"),
+                           help="what fitted thresholds maximise (default: quadratic-weighted kappa)")
+    calibrate.set_defaults(func=_calibrate)
 
     evaluate = commands.add_parser("evaluate", help="monotonicity protocol report of a scored CSV")
     evaluate.add_argument("scores", help="CSV written by `caplib score`")

@@ -57,6 +57,15 @@ def _split(value: Any) -> str | None:
     return f"choose from None, {', '.join(repr(split) for split in CORRECTNESS_SPLITS)}"
 
 
+def _named_split(value: Any) -> str | None:
+    """A split that must be named: a labeler is fitted on one split and judged on another (Chapter 10)."""
+    return None if value in CORRECTNESS_SPLITS else f"choose from {', '.join(repr(s) for s in CORRECTNESS_SPLITS)}"
+
+
+def _objective(value: Any) -> str | None:
+    return None if value in ("quadratic", "accuracy") else "choose from 'quadratic', 'accuracy'"
+
+
 def _row_limit(value: Any) -> str | None:
     return None if value is None or (_is_int(value) and value >= 1) else "give None or a positive whole number"
 
@@ -99,6 +108,9 @@ def _list_of(name: str, allowed: tuple[Any, ...] | None, check: Callable[[Any], 
 _CHECKS: Mapping[str, Callable[[Any], str | None]] = {
     "profile": _profile,
     "split": _split,
+    "fit_split": _named_split,
+    "eval_split": _named_split,
+    "objective": _objective,
     "row_limit": _row_limit,
     "alpha": _weight,
     "lam": _weight,
@@ -114,8 +126,8 @@ _CHECKS: Mapping[str, Callable[[Any], str | None]] = {
 def check_parameters(**parameters: Any) -> None:
     """Check every given chapter parameter; the first unusable one raises :class:`ParameterError`.
 
-    Known parameters: ``profile``, ``split``, ``row_limit``, ``alpha``, ``lam``, ``confidence``, ``n_resamples``,
-    ``seed``, ``metrics``, ``alphas``, ``focus``.
+    Known parameters: ``profile``, ``split``, ``fit_split``, ``eval_split``, ``objective``, ``row_limit``, ``alpha``,
+    ``lam``, ``confidence``, ``n_resamples``, ``seed``, ``metrics``, ``alphas``, ``focus``.
 
     Example:
         >>> check_parameters(row_limit=-5)

@@ -508,3 +508,87 @@ def alpha_curves(table: pd.DataFrame, title: str, ylabel: str = "accuracy x100",
         ax.spines[side].set_visible(False)
     fig.tight_layout()
     return fig
+
+
+def score_bands(frame: pd.DataFrame, bands: Mapping[str, pd.DataFrame], metric: str = "cap",
+                label_column: str = "label_semantic", title: str = "") -> Figure:
+    """Class bands on the score axis (Sec. 8.2) over the per-class distributions: one strip per labeler on top, each
+    band coloured by the class it predicts (``bands``: name -> ``low``/``high``/``class`` rows, e.g.
+    :meth:`caplib.calibration.ThresholdLabeler.bands_table`), and below, per class (Eq. 1 order, top-down), its
+    scores as a box and dots, with every labeler's cut points as vertical lines (one line style per labeler).
+
+    Example:
+        >>> rows = pd.DataFrame({"cap": [0.1, 0.9], "label_semantic": ["invalid", "exact"]})
+        >>> table = pd.DataFrame({"low": [0.0, 0.5], "high": [0.5, 1.0], "class": ["invalid", "exact"]})
+        >>> len(score_bands(rows, {"fitted": table}).axes)
+        2
+    """
+    labels = frame[label_column].map(normalize_label)
+    present = [label for label in LABELS if label in set(labels)]
+    styles = [":", "--", "-.", "-"]
+    fig, axes = plt.subplots(len(bands) + 1, 1, sharex=True,
+                             figsize=(7.5, 0.55 * len(bands) + 0.45 * len(present) + 1.6),
+                             gridspec_kw={"height_ratios": [0.55] * len(bands) + [0.45 * len(present)]})
+    main = axes[-1]
+    data = [frame.loc[labels == label, metric].to_numpy(dtype=float) for label in present]
+    parts = main.boxplot(data, orientation="horizontal", patch_artist=True, widths=0.6, showfliers=False)
+    for patch, label in zip(parts["boxes"], present):
+        patch.set_facecolor(CLASS_COLORS[label])
+    for i, values in enumerate(data, start=1):
+        jitter = np.random.default_rng(i).uniform(-0.18, 0.18, size=len(values))
+        main.scatter(values, i + jitter, s=4, color="0.25", alpha=0.35, linewidths=0)
+    main.set_yticks(range(1, len(present) + 1), [ABBREVIATIONS[label] for label in present])
+    main.invert_yaxis()
+    for (name, table), ax, style in zip(bands.items(), axes, styles):
+        for low, high, label in zip(table["low"], table["high"], table["class"]):
+            ax.barh(0, high - low, left=low, color=CLASS_COLORS[normalize_label(label)], edgecolor="0.3", height=0.8)
+            if high - low > 0.04:
+                ax.text((low + high) / 2, 0, ABBREVIATIONS[normalize_label(label)], ha="center", va="center",
+                        fontsize=7)
+        for cut in table["low"].iloc[1:]:
+            main.axvline(cut, color="0.2", ls=style, lw=0.9, gid=f"cut:{name}")
+        ax.set_yticks([0], [f"{name} ({style})"])
+        ax.tick_params(axis="y", labelsize=8)
+        for side in ("top", "right", "left"):
+            ax.spines[side].set_visible(False)
+    main.set_xlim(-0.02, 1.02)
+    main.set_xlabel(PRINTED_METRIC.get(metric, metric))
+    axes[0].set_title(title or "Bands on the score axis over the classes' scores")
+    fig.tight_layout()
+    return fig
+
+
+def interactive_bands(frame: pd.DataFrame, bands: Mapping[str, pd.DataFrame], metric: str = "cap",
+                      label_column: str = "label_semantic") -> "go.Figure":
+    """:func:`interactive_distributions` of one metric with each labeler's cut points as vertical lines, each line
+    named (labeler, the classes below and above) on hover; a menu of one entry per labeler shows its lines only
+    (the first labeler's at first).
+
+    Example:
+        >>> rows = pd.DataFrame({"question": ["Q?"] * 2, "gold_answer": ["a"] * 2, "answer": ["a", "b"],
+        ...                      "cap": [0.1, 0.9], "label_semantic": ["invalid", "exact"]})
+        >>> table = pd.DataFrame({"low": [0.0, 0.5], "high": [0.5, 1.0], "class": ["invalid", "exact"]})
+        >>> [trace.name for trace in interactive_bands(rows, {"fitted": table}).data][-1]
+        'fitted: Inv | Exact'
+    """
+    import plotly.graph_objects as go
+
+    fig = interactive_distributions(frame, [metric], label_column, title="Score per class with the labelers' cut "
+                                                                         "points (hover a line or a dot)")
+    boxes, owners, first = len(fig.data), [], next(iter(bands), None)
+    ends = [fig.data[0].name, fig.data[boxes - 1].name] if boxes else []  # the top and bottom class rows
+    for name, table in bands.items():
+        below, above = table["class"].iloc[:-1], table["class"].iloc[1:]
+        for cut, low, high in zip(table["low"].iloc[1:], below, above):
+            fig.add_trace(go.Scatter(x=[cut, cut], y=ends, mode="lines", visible=name == first,
+                                     line={"dash": "dash", "width": 1, "color": "#222"},
+                                     name=f"{name}: {ABBREVIATIONS[normalize_label(low)]} | "
+                                          f"{ABBREVIATIONS[normalize_label(high)]}",
+                                     hovertemplate=f"{name}<br>cut %{{x:.3f}}: {low} below, {high} above"
+                                                   "<extra></extra>"))
+            owners.append(name)
+    buttons = [{"label": name, "method": "restyle",
+                "args": [{"visible": [True] * boxes + [owner == name for owner in owners]}]} for name in bands]
+    fig.update_layout(updatemenus=[{"buttons": buttons, "direction": "down", "x": 0.0, "xanchor": "left", "y": 1.12,
+                                    "yanchor": "bottom", "showactive": True}], margin={"t": 110})
+    return fig

@@ -22,6 +22,8 @@ ROOT = Path(__file__).resolve().parents[1]
 @pytest.mark.parametrize("parameters, message", [
     ({"profile": "ofline"}, "parameter profile='ofline': no profile 'ofline': use one of ['offline', 'paper']"),
     ({"split": "dev"}, "parameter split='dev': choose from None, 'validation', 'test'"),
+    ({"fit_split": None}, "parameter fit_split=None: choose from 'validation', 'test'"),  # never "all rows"
+    ({"objective": "f1"}, "parameter objective='f1': choose from 'quadratic', 'accuracy'"),
     ({"row_limit": -5}, "parameter row_limit=-5: give None or a positive whole number"),
     ({"row_limit": 2.5}, "parameter row_limit=2.5: give None or a positive whole number"),
     ({"alpha": 1.5}, "parameter alpha=1.5: give a number in [0, 1]"),

@@ -197,3 +197,25 @@ def test_interactive_sweep_hovers_every_measure_and_outlines_the_papers_setting(
     assert np.allclose(cell, [1.15, 0.255, 2])
     (outline,) = fig.layout.shapes
     assert (outline.x0, outline.y0) == (0.5, -0.5)   # column 1 (lambda 0.3), row 0 (alpha 0.85)
+
+
+def test_score_bands_draws_each_band_in_its_class_colour_and_each_cut_as_a_line():
+    from matplotlib.colors import to_hex
+
+    rows = pd.DataFrame({"cap": [0.1, 0.3, 0.6, 0.9], "label_semantic": ["invalid", "partial", "partial", "exact"]})
+    uniform = pd.DataFrame({"low": [0.0, 0.5], "high": [0.5, 1.0], "class": ["invalid", "exact"]})
+    fitted = pd.DataFrame({"low": [0.0, 0.2, 0.75], "high": [0.2, 0.75, 1.0], "class": ["invalid", "partial", "exact"]})
+    fig = plots.score_bands(rows, {"uniform": uniform, "fitted": fitted})
+    strips, main = fig.axes[:2], fig.axes[-1]
+    bars = [(round(p.get_x(), 3), round(p.get_width(), 3), to_hex(p.get_facecolor())) for p in strips[1].patches]
+    assert bars == [(0.0, 0.2, plots.CLASS_COLORS["invalid"]), (0.2, 0.55, plots.CLASS_COLORS["partial"]),
+                    (0.75, 0.25, plots.CLASS_COLORS["exact"])]
+    cuts = {name: sorted(line.get_xdata()[0] for line in main.lines if line.get_gid() == f"cut:{name}")
+            for name in ("uniform", "fitted")}
+    assert cuts == {"uniform": [0.5], "fitted": [0.2, 0.75]}
+    interactive = plots.interactive_bands(rows.assign(question="Q?", gold_answer="a", answer="b"),
+                                          {"uniform": uniform, "fitted": fitted})
+    lines = [trace for trace in interactive.data if trace.type == "scatter"]
+    assert [(t.name, t.x[0], t.visible) for t in lines] == [("uniform: Inv | Exact", 0.5, True),
+                                                             ("fitted: Inv | Part", 0.2, False),
+                                                             ("fitted: Part | Exact", 0.75, False)]

@@ -1,0 +1,104 @@
+"""The protocol's report table (Tab. 2, 3, 4, 13, 14 in one frame), what ``caplib evaluate`` prints.
+
+Example:
+    >>> frame = pd.DataFrame({"m": [0.9, 0.7, 0.5, 0.1], "label": ["exact", "OV", "partial", "invalid"]})
+    >>> report(frame, ["m"], "label").loc["m", "pairwise_accuracy"]
+    1.0
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+import scipy
+
+from caplib.evaluation.bootstrap import bootstrap_ci
+from caplib.evaluation.measures import (
+    absent_classes,
+    class_means,
+    hard_pair_accuracy,
+    labels_array,
+    monotonicity_violations,
+    pair_auc,
+    pair_name,
+    pairwise_accuracy,
+    prepare,
+    rank_correlation,
+    sorted_by_class,
+)
+from caplib.signature import Signature
+from caplib.taxonomy import SEPARABILITY_PAIRS, STRICT_PAIRS
+
+__all__ = ["report"]
+
+
+def report(
+    df: pd.DataFrame,
+    metric_columns: Sequence[str],
+    label_column: str,
+    n_resamples: int = 0,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> pd.DataFrame:
+    """One row per metric column: the measures of Tab. 2, 3, 4 and 14 (and the CIs of Tab. 13).
+
+    Columns: ``n``, ``spearman``, ``kendall``, ``pairwise_accuracy``, ``violations`` (count),
+    ``ordered_pairs`` (strict pairs with both classes present: 25 with all eight classes),
+    ``violation_rate`` (violations / ordered_pairs, Tab. 14's count/25), ``Acc Eq>Part`` ...
+    ``Acc Alt>Inv`` (Tab. 4), ``AUC Exact>Inv`` ... ``AUC OV>OI`` (Tab. 3), and with ``n_resamples > 0``
+    ``spearman_low``, ``spearman_high``, ``kendall_low``, ``kendall_high``. A hard pair or AUC pair
+    with a class absent from the data is NaN (empty cell). Fractions in [0, 1]. The frame's
+    ``attrs["signature"]`` records the settings.
+
+    Example:
+        >>> frame = pd.DataFrame({"m": [0.9, 0.7, 0.5, 0.1], "label": ["exact", "OV", "partial", "invalid"]})
+        >>> report(frame, ["m"], "label").loc["m", ["spearman", "violations", "ordered_pairs"]].tolist()
+        [1.0, 0.0, 6.0]
+
+    Raises:
+        ValueError: a column not in ``df`` (named), or a metric column that fails the checks above.
+    """
+    absent_columns = [column for column in [*metric_columns, label_column] if column not in df.columns]
+    if absent_columns:
+        raise ValueError(f"report: column(s) {', '.join(map(repr, absent_columns))} not in the frame "
+                         f"(columns: {', '.join(map(str, df.columns))})")
+    labels = labels_array(df[label_column].to_numpy(), name=f"column {label_column!r}")
+    rows = []
+    for column in metric_columns:
+        try:
+            values, canonical = prepare(df[column].to_numpy(), labels)
+        except ValueError as error:
+            raise ValueError(f"metric column {column!r}: {error}") from None
+        by_class = sorted_by_class(values, canonical)
+        spearman, kendall = rank_correlation(values, canonical)
+        violations = monotonicity_violations(class_means(values, canonical), missing="skip")
+        ordered = sum(1 for pair in STRICT_PAIRS if not absent_classes(by_class, pair))
+        row: dict[str, float | int | str] = {
+            "metric": column,
+            "n": len(values),
+            "spearman": spearman,
+            "kendall": kendall,
+            "pairwise_accuracy": pairwise_accuracy(values, canonical),
+            "violations": len(violations),
+            "ordered_pairs": ordered,
+            "violation_rate": len(violations) / ordered,
+        }
+        for key, accuracy in hard_pair_accuracy(values, canonical).items():
+            row[f"Acc {key}"] = accuracy
+        for higher, lower in SEPARABILITY_PAIRS:
+            present = not absent_classes(by_class, (higher, lower))
+            row[f"AUC {pair_name(higher, lower)}"] = (
+                pair_auc(values, canonical, higher, lower) if present else float("nan")
+            )
+        if n_resamples > 0:
+            for name in ("spearman", "kendall"):
+                _, low, high = bootstrap_ci(name, values, canonical, n_resamples, confidence, seed)
+                row[f"{name}_low"], row[f"{name}_high"] = low, high
+        rows.append(row)
+    table = pd.DataFrame(rows).set_index("metric")
+    table.attrs["signature"] = str(Signature.of("caplib.evaluation", {
+        "labels": label_column, "severity": "App.C.2", "pairs": 25, "ties": "zero", "bootstrap": n_resamples,
+        "confidence": confidence, "seed": seed, "numpy": np.__version__, "scipy": scipy.__version__}))
+    return table
