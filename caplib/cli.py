@@ -180,11 +180,13 @@ def _score(args: argparse.Namespace) -> int:
 
 def _calibration(name: str, profile: Any, metrics: Sequence[str]) -> Any:
     """The labeler of ``score --classify``, read (and its file checked) before any model loads."""
-    from caplib.calibration import load, profile_calibration_path
+    from caplib.calibration import for_this_backbone, load, profile_calibration_path, shipped_path
 
     if "cap" not in metrics:
         raise ValueError("--classify labels answers from CAP's scores: add cap to --metrics")
     path = profile_calibration_path(profile.source) if name == "profile" else Path(name)
+    if name == "profile" and path == shipped_path():
+        path = for_this_backbone()  # refitted here once when this machine's backbone is not the shipped one's
     if not path.is_file():
         raise ValueError(f"--classify {name}: no calibration file {path}" + (
             f" (profile {profile.name!r} ships none); fit one with `caplib calibrate`" if name == "profile" else ""))

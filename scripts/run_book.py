@@ -145,23 +145,6 @@ def up_to_date(notebook: Path, key: str, runs: dict[str, str]) -> bool:
     return runs.get(notebook.stem) == key and all(path.is_file() for path in outputs)
 
 
-def refit_shipped_calibration(profile: Profile) -> None:
-    """The offline profile's calibration is rebuilt with its backbone: when the backbone built here is not the one
-    ``caplib/profiles/offline.calibration.json`` was fitted for (a new recipe, or another machine's float bits),
-    refit it on the sample's validation split (``python -m caplib.calibration offline``, seconds)."""
-    from caplib.calibration import build_offline, load, profile_calibration_path, shipped_path
-    from caplib.checkpoints import resolve_checkpoint
-
-    if profile_calibration_path(profile.source) != shipped_path():
-        return
-    backbone = resolve_checkpoint(profile.nli_model).identity
-    if shipped_path().is_file() and load(shipped_path()).provenance.backbone == backbone:
-        return
-    print(f"[book] refitting the offline profile's calibration for the backbone {backbone} "
-          f"(python -m caplib.calibration offline)", flush=True)
-    build_offline()
-
-
 def prepare_profile(args: argparse.Namespace) -> Profile:
     """Everything a profile needs before its chapters run: the offline backbone built, the lock checked, the
     statement model fine-tuned. Stops (SystemExit, one message) with the command to run when something is missing."""
@@ -176,7 +159,6 @@ def prepare_profile(args: argparse.Namespace) -> Profile:
         from caplib.offline_nli import ensure_backbone
 
         ensure_backbone()  # trains once (progress bar), then reuses the cached artifact
-        refit_shipped_calibration(profile)
     fetch = f"caplib fetch --profile {args.profile}"
     if profile.lock is not None:
         try:

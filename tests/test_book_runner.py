@@ -85,28 +85,3 @@ def test_long_code_cells_and_injected_parameters_are_folded_and_short_calls_stay
     run_book.fold_code(path)
     tags = [cell.metadata.get("tags", []) for cell in nbformat.read(path, as_version=4).cells]
     assert tags == [[], ["hide-input"], ["injected-parameters", "hide-input"], ["show-input"], ["remove-input"], []]
-
-
-def test_the_shipped_calibration_is_refitted_only_when_the_backbone_changed(tmp_path, monkeypatch, capsys):
-    import shutil
-    import types
-
-    import caplib.calibration as calibration
-    import caplib.checkpoints as checkpoints
-
-    run_book = load_script("run_book")
-    shipped = tmp_path / "offline.calibration.json"
-    shutil.copy(calibration.shipped_path(), shipped)
-    monkeypatch.setattr(calibration, "shipped_path", lambda: shipped)
-    refits: list[int] = []
-    monkeypatch.setattr(calibration, "build_offline", lambda: refits.append(1))
-    named = calibration.load(shipped).provenance.backbone
-    offline = types.SimpleNamespace(source=tmp_path / "offline.yaml", nli_model="builtin:offline-nli")
-    other = types.SimpleNamespace(source=tmp_path / "mine.yaml", nli_model="builtin:offline-nli")
-    for profile, identity, expected in ((offline, named, 0), (other, "x#sha256:ffffffffffff", 0),
-                                        (offline, "builtin:offline-nli#sha256:ffffffffffff", 1)):
-        monkeypatch.setattr(checkpoints, "resolve_checkpoint",
-                            lambda *args, identity=identity, **kwargs: types.SimpleNamespace(identity=identity))
-        run_book.refit_shipped_calibration(profile)
-        assert len(refits) == expected, (profile.source.name, identity)
-    assert "refitting the offline profile's calibration" in capsys.readouterr().out

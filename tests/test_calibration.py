@@ -4,7 +4,9 @@ calibration of the offline profile."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -321,9 +323,42 @@ def offline_backbone_identity() -> str:
         pytest.skip("the offline backbone is not built here")
 
 
-def test_the_shipped_calibration_matches_the_offline_backbone():
-    assert load(shipped_path()).provenance.backbone == offline_backbone_identity(), (
-        "the offline backbone changed: rebuild its calibration with `python -m caplib.calibration offline`")
+def test_the_profile_calibration_is_fitted_for_the_backbone_built_here():
+    from caplib.calibration import for_this_backbone
+
+    identity = offline_backbone_identity()
+    path = for_this_backbone()
+    assert load(path).provenance.backbone == identity
+    assert (path == shipped_path()) == (load(shipped_path()).provenance.backbone == identity)
+
+
+def test_another_backbone_gets_its_own_calibration_in_the_cache_and_the_shipped_file_is_untouched(
+        tmp_path, monkeypatch):
+    import types
+
+    import caplib.calibration.shipped as shipped
+    import caplib.checkpoints as checkpoints
+
+    before = shipped_path().read_bytes()
+    identity = "builtin:offline-nli#sha256:ffffffffffff"  # a machine whose training floats differ
+    monkeypatch.setattr(checkpoints, "resolve_checkpoint", lambda *a, **k: types.SimpleNamespace(identity=identity))
+    monkeypatch.setenv("CAPLIB_CACHE_DIR", str(tmp_path))
+    fits: list[Path] = []
+
+    def build_offline(output, runtime=None):
+        fits.append(Path(output))
+        labeler = load(shipped_path())
+        labeler.provenance = dataclasses.replace(labeler.provenance,
+                                                 cap_signature=labeler.provenance.cap_signature.replace(
+                                                     labeler.provenance.backbone, identity))
+        labeler.save(output)
+        return labeler
+
+    monkeypatch.setattr(shipped, "build_offline", build_offline)
+    first = shipped.for_this_backbone()
+    assert first == tmp_path / "calibration" / "offline-ffffffffffff.json" and load(first).provenance.backbone == identity
+    assert shipped.for_this_backbone() == first and len(fits) == 1  # fitted once, then reused
+    assert shipped_path().read_bytes() == before
 
 
 @pytest.mark.slow

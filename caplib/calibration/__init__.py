@@ -31,7 +31,7 @@ Example:
 from caplib.calibration.components import FEATURES, ComponentLabeler
 from caplib.calibration.compare import SCORE_COLUMNS, LabelerComparison, compare_labelers, measure_of, paired_difference
 from caplib.calibration.provenance import CalibrationMismatch, Provenance, check_applicable
-from caplib.calibration.shipped import build_offline, main, shipped_path
+from caplib.calibration.shipped import build_offline, for_this_backbone, main, shipped_path
 from caplib.calibration.store import METHODS, Labeler, classify, fit_scored_file, load, profile_calibration_path
 from caplib.calibration.thresholds import OBJECTIVES, STRUCTURES, UNIFORM_CUTS, ThresholdLabeler
 
@@ -58,5 +58,6 @@ __all__ = [
     "measure_of",
     "paired_difference",
     "profile_calibration_path",
+    "for_this_backbone",
     "shipped_path",
 ]

@@ -8,11 +8,12 @@
 
 The weights of ``builtin:offline-nli`` are rebuilt by ``python -m caplib.offline_nli train`` and identified by their
 SHA-256 (:mod:`caplib.checkpoints`): identical across builds on one machine, but float differences between machines
-can change them, and a new recipe does. When the identity moves, applying the shipped file is refused, and a test
-(``tests/test_calibration.py``) fails, until it is rebuilt with::
+can change them, and a new recipe does. The shipped file is never applied to another backbone's scores; instead
+:func:`for_this_backbone` (what ``--classify profile`` and Chapter 10 use) fits the same model on the same rows with
+the backbone built here, once, into the cache (``<cache dir>/calibration/offline-<hash>.json``): the calibration is
+rebuilt with the backbone. After a recipe change, rewrite the shipped file with::
 
     python -m caplib.calibration offline          # rewrite caplib/profiles/offline.calibration.json
-    python -m caplib.calibration offline -o my.json   # or write a copy for this machine's backbone elsewhere
 
 Example:
     >>> shipped_path().name
@@ -31,7 +32,7 @@ from caplib.calibration.provenance import Provenance
 from caplib.calibration.store import load, profile_calibration_path
 from caplib.checkpoints import sha256_of
 
-__all__ = ["FIT_SPLIT", "build_offline", "main", "shipped_path"]
+__all__ = ["FIT_SPLIT", "build_offline", "for_this_backbone", "main", "shipped_path"]
 
 #: The split the shipped calibration is fitted on (the test split stays for judging it, Chapter 10).
 FIT_SPLIT = "validation"
@@ -69,6 +70,27 @@ def build_offline(output: str | Path | None = None, runtime: object | None = Non
     labeler = ComponentLabeler().fit(scored.frame, rows["label_semantic"].tolist(), provenance)
     labeler.save(output if output is not None else shipped_path())
     return labeler
+
+
+def for_this_backbone(runtime: object | None = None) -> Path:
+    """The offline profile's calibration for the backbone built here: the shipped file when it names this backbone;
+    otherwise the same model fitted on the same validation rows with this backbone (:func:`build_offline`), written
+    once to ``<cache dir>/calibration/offline-<hash>.json`` and reused (the shipped file is left as it is).
+
+    Raises:
+        caplib.checkpoints.CheckpointNotAvailable: the offline backbone is not built yet.
+    """
+    from caplib.cache import default_cache_dir
+    from caplib.checkpoints import BUILTIN_OFFLINE_NLI, resolve_checkpoint
+
+    backbone = resolve_checkpoint(BUILTIN_OFFLINE_NLI).identity
+    if shipped_path().is_file() and load(shipped_path()).provenance.backbone == backbone:
+        return shipped_path()
+    local = default_cache_dir() / "calibration" / f"offline-{backbone.rsplit(':', 1)[-1]}.json"
+    if not (local.is_file() and load(local).provenance.backbone == backbone):
+        local.parent.mkdir(parents=True, exist_ok=True)
+        build_offline(local, runtime)
+    return local
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -254,12 +254,13 @@ if available:
 # `caplib score --profile offline --classify profile` labels answers with `caplib/profiles/offline.calibration.json`:
 # a component model fitted on the bundled sample's validation split (no test row), its file naming the backbone it
 # was fitted for. It is this chapter's component model when the chapter runs with its defaults, and it is refused
-# for scores of any other backbone (`CalibrationMismatch`). When the backbone is rebuilt, `make book` refits it
-# (`python -m caplib.calibration offline`).
+# for scores of any other backbone (`CalibrationMismatch`). On a machine whose backbone came out with other float
+# bits, the same model is fitted once on the same rows with that backbone and kept in the cache
+# (`calibration.for_this_backbone`): the calibration is rebuilt with the backbone.
 
 # %%
 if available and component is not None and profile == "offline":
-    shipped = calibration.load(calibration.shipped_path())
+    shipped = calibration.load(calibration.for_this_backbone())
     backbone = Signature.parse(fit.signatures["cap"])["nli"]
     same = {"backbone": shipped.provenance.backbone == backbone,
             "rows": shipped.provenance.row_ids == component.provenance.row_ids,
