@@ -26,6 +26,7 @@ from caplib.calibration.components import FEATURES, ComponentLabeler
 from caplib.calibration.provenance import Provenance, check_applicable, read_document
 from caplib.calibration.thresholds import ThresholdLabeler
 from caplib.checkpoints import sha256_of
+from caplib.scored import read_scored
 from caplib.signature import Signature
 
 __all__ = ["METHODS", "Labeler", "classify", "fit_scored_file", "load", "profile_calibration_path"]
@@ -93,17 +94,6 @@ def _cap_signature(path: Path) -> str:
     return str(entry["signature"])
 
 
-def _numeric(frame: pd.DataFrame, columns: tuple[str, ...], path: Path) -> pd.DataFrame:
-    values = frame[list(columns)].apply(pd.to_numeric, errors="coerce")
-    bad = values.isna().any(axis=1)
-    if bad.any():
-        row = values.index[bad][0]
-        column = next(c for c in columns if pd.isna(values.at[row, c]))
-        raise ValueError(f"{path}: row {row} (0-based data row), column {column!r}: {frame.at[row, column]!r} is not a "
-                         f"number; {int(bad.sum())} such row(s)")
-    return values
-
-
 def fit_scored_file(path: str | Path, label_column: str = "label_semantic", *, splits: str | Path | None = None,
                     split: str | None = None, method: str = "auto", objective: str = "quadratic",
                     bands: str = "auto") -> Labeler:
@@ -124,35 +114,19 @@ def fit_scored_file(path: str | Path, label_column: str = "label_semantic", *, s
     if method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
     cap_signature = _cap_signature(path)
-    frame = pd.read_csv(path, dtype=str, keep_default_na=False)
-    if label_column not in frame.columns:
-        raise ValueError(f"{path}: no label column {label_column!r}; columns are {list(frame.columns)}")
-    splits_name = None
-    if splits is not None:
-        splits = Path(splits)
-        table = pd.read_csv(splits, dtype=str, keep_default_na=False)
-        if not {"row_id", "split"} <= set(table.columns) or "row_id" not in frame.columns:
-            raise ValueError(f"--splits {splits}: needs the columns row_id and split, and {path} a row_id column to "
-                             f"join on (`caplib score` writes it)")
-        frame = frame.drop(columns=["split"], errors="ignore").merge(table[["row_id", "split"]], on="row_id",
-                                                                     how="left")
-        splits_name = f"{splits.name}#sha256:{sha256_of([splits])[:12]}"
-    if split is not None:
-        if "split" not in frame.columns:
-            raise ValueError(f"{path}: no split column, so there is no {split!r} split; pass --splits SPLITS.csv "
-                             f"(row_id,split) or leave out --split to fit on every row")
-        if split not in set(frame["split"]):
-            raise ValueError(f"{path}: no row of split {split!r}; splits found: {sorted(set(frame['split']) - {''})}")
-        frame = frame[frame["split"] == split]
-    frame = frame[frame[label_column].str.strip() != ""]
     if method == "auto":
-        method = "components" if set(FEATURES) <= set(frame.columns) else "thresholds"
+        header = pd.read_csv(path, nrows=0).columns
+        method = "components" if set(FEATURES) <= set(header) else "thresholds"
     columns = FEATURES if method == "components" else ("cap",)
-    absent = [c for c in columns if c not in frame.columns]
-    if absent:
-        raise ValueError(f"{path}: method {method!r} needs the column(s) {absent}; score with `caplib score "
-                         f"--components` for CAP's components")
-    values = _numeric(frame, columns, path)
+    try:
+        frame, _ = read_scored(path, label_column, columns, splits=splits, split=split)
+    except ValueError as error:
+        if method == "components" and "no column(s)" in str(error):
+            raise ValueError(f"{error}; method 'components' needs CAP's components: score with `caplib score "
+                             f"--components`") from None
+        raise
+    splits_name = None if splits is None else f"{Path(splits).name}#sha256:{sha256_of([Path(splits)])[:12]}"
+    values = frame[list(columns)]
     provenance = Provenance(
         cap_signature=cap_signature, data=f"{path.name}#sha256:{sha256_of([path])[:12]}", splits=splits_name,
         split=split, label_column=label_column, n=len(frame),
