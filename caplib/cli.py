@@ -1,4 +1,4 @@
-"""Command line: ``caplib score``, ``caplib calibrate``, ``caplib evaluate``, ``caplib fetch``, ``caplib cache``.
+"""Command line: ``caplib score``, ``calibrate``, ``evaluate``, ``compare``, ``fetch``, ``cache``.
 
 ``caplib score INPUT.csv -o OUT.csv [--profile offline|paper|FILE.yaml] [--metrics cap,bleu,...]``
     Reads CAP-Correctness (``caplib.data.load_correctness``), or any CSV with ``question`` +
@@ -24,6 +24,11 @@
 ``caplib evaluate OUT.csv --label-column label_semantic [--json] [--shortcut]``
     The monotonicity protocol (``caplib.evaluation.report``) for every metric column found.
 
+``caplib compare SCORED.csv --metrics cap,bertscore --label-column label_semantic [--split test] [--json]``
+    Is one metric better than the other on these examples? A paired bootstrap (the same resamples for both
+    metrics) of the difference in Spearman, pairwise accuracy and the hard-pair accuracies, with CI and ``p-value``,
+    and an approximate randomization test (``caplib.evaluation.paired_bootstrap``, ``paired_randomization``).
+
 ``caplib fetch [--profile paper] [--update] [--dry-run]``
     Download the profile's official CSVs and Hub checkpoints once and lock them (``caplib.fetch``): the one
     command of caplib that uses the network. Exit status 2 when any item fails, one line per item saying why.
@@ -39,6 +44,7 @@ one line. ``caplib --debug ...`` shows the full traceback instead (for bug repor
 Example:
     $ caplib score data/sample/cap_correctness.csv -o scores.csv --profile offline --metrics cap,rouge_l
     $ caplib evaluate scores.csv --label-column label_semantic
+    $ caplib compare scores.csv --metrics cap,rouge_l --label-column label_semantic
     $ caplib calibrate scores.csv --splits data/sample/cap_correctness_splits.csv --split validation -o cal.json
 """
 
@@ -205,37 +211,29 @@ def _calibrate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _read_scores(args: argparse.Namespace, metrics: Sequence[str]) -> pd.DataFrame:
+    """The labelled rows of ``args.scores`` (``caplib.data.read_scored``), rows left out said on stderr."""
+    from caplib.scored import read_scored
+
+    frame, unlabelled = read_scored(args.scores, args.label_column, metrics, splits=getattr(args, "splits", None),
+                                    split=getattr(args, "split", None))
+    if unlabelled:
+        print(f"caplib: {unlabelled} row(s) without {args.label_column} left out", file=sys.stderr)
+    return frame
+
+
 def _evaluate(args: argparse.Namespace) -> int:
     from caplib.evaluation import report
 
     _check_input(args.scores)
     if args.bootstrap < 0:
         raise ValueError(f"--bootstrap must be 0 (no intervals) or a number of resamples, got {args.bootstrap}")
-    with open(args.scores, newline="", encoding="utf-8") as handle:
-        header = next(csv.reader(handle), [])
-    repeated = sorted({name for name in header if header.count(name) > 1})
-    if repeated:
-        raise ValueError(f"{args.scores}: column(s) {repeated} appear more than once in the header; keep one of each")
-    frame = pd.read_csv(args.scores, dtype=str, keep_default_na=False)
-    if args.label_column not in frame.columns:
-        raise ValueError(f"{args.scores}: no label column {args.label_column!r}; columns are {list(frame.columns)}")
+    header = pd.read_csv(args.scores, nrows=0).columns
     metrics = ([name.strip() for name in args.metrics.split(",") if name.strip()] if args.metrics
-               else [name for name in SCORERS if name in frame.columns])
-    absent = [name for name in metrics if name not in frame.columns]
-    if not metrics or absent:
-        raise ValueError(f"{args.scores}: no metric column(s) {absent or list(METRIC_NAMES)}; columns are "
-                         f"{list(frame.columns)}")
-    unlabelled = frame[args.label_column].str.strip() == ""
-    if unlabelled.any():
-        print(f"caplib: {int(unlabelled.sum())} row(s) without {args.label_column} left out", file=sys.stderr)
-        frame = frame[~unlabelled]
-    for metric in metrics:
-        values = pd.to_numeric(frame[metric], errors="coerce")
-        bad = frame.index[values.isna()].tolist()
-        if bad:
-            raise ValueError(f"{args.scores}: row {bad[0]} (0-based data row), column {metric!r}: "
-                             f"{frame.at[bad[0], metric]!r} is not a score; {len(bad)} such row(s)")
-        frame[metric] = values
+               else [name for name in SCORERS if name in header])
+    frame = _read_scores(args, metrics)  # the label column is checked first
+    if not metrics:
+        raise ValueError(f"{args.scores}: no metric column(s) {list(METRIC_NAMES)}; columns are {list(header)}")
     if args.shortcut:
         from caplib.shortcut import frame_shortcut_scores, shortcut_signature
 
@@ -254,6 +252,47 @@ def _evaluate(args: argparse.Namespace) -> int:
         with pd.option_context("display.width", 200, "display.max_columns", None):
             print(table.to_string(float_format=lambda value: f"{value:.4f}"))
         print(table.attrs["signature"])
+    return 0
+
+
+def _compare(args: argparse.Namespace) -> int:
+    """Paired bootstrap and approximate randomization of two metrics on the same labelled rows (``caplib compare``)."""
+    from caplib.evaluation import PAIRED_STATISTICS, paired_bootstrap, paired_randomization
+
+    _check_input(args.scores)
+    metrics = [name.strip() for name in args.metrics.split(",") if name.strip()]
+    if len(metrics) != 2 or metrics[0] == metrics[1]:
+        raise ValueError(f"--metrics names the two score columns to compare, e.g. cap,bertscore; got {args.metrics!r}")
+    statistics = ([name.strip() for name in args.statistics.split(",") if name.strip()] if args.statistics
+                  else list(PAIRED_STATISTICS))
+    if args.resamples < 1 or args.trials < 0:
+        raise ValueError(f"--resamples must be positive and --trials at least 0, got {args.resamples}, {args.trials}")
+    frame = _read_scores(args, metrics)
+    a, b, labels = frame[metrics[0]], frame[metrics[1]], frame[args.label_column]
+    table = paired_bootstrap(a, b, labels, statistics, n_resamples=args.resamples, confidence=args.confidence,
+                             seed=args.seed, names=metrics, undefined="nan")
+    signatures = [table.attrs["signature"]]
+    for name, count in table.attrs["undefined"].items():
+        print(f"caplib: {name} is undefined on {count} of {args.resamples} resamples (a class of the pair is too "
+              f"rare in {len(frame)} rows): no interval or p-value", file=sys.stderr)
+    if args.trials:
+        randomization = paired_randomization(a, b, labels, statistics, n_trials=args.trials, seed=args.seed,
+                                             names=metrics)
+        table["randomization_p_value"] = randomization["p_value"]
+        signatures.append(randomization.attrs["signature"])
+    if args.json:
+        records = table.reset_index().astype(object).where(table.reset_index().notna(), None)
+        print(json.dumps({"signatures": signatures, "metrics": metrics, "label_column": args.label_column,
+                          "rows": len(frame), "confidence": args.confidence, "statistics": records.to_dict("records")},
+                         indent=2))
+        return 0
+    printed = table.rename(columns={"low": f"{args.confidence:.0%} low", "high": f"{args.confidence:.0%} high",
+                                    "p_value": "p-value", "randomization_p_value": "AR p-value"})
+    print(f"{metrics[0]} - {metrics[1]} on {len(frame)} rows ({args.label_column}); p-value: paired bootstrap, "
+          f"H0 equal; AR p-value: approximate randomization, H0 exchangeable")
+    with pd.option_context("display.width", 200, "display.max_columns", None):
+        print(printed.to_string(float_format=lambda value: f"{value:.4f}"))
+    print("\n".join(signatures))
     return 0
 
 
@@ -346,6 +385,23 @@ def _parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--shortcut", action="store_true",
                           help="add the shortcut baseline: out-of-fold surface-feature scores (caplib.shortcut)")
     evaluate.set_defaults(func=_evaluate)
+
+    compare = commands.add_parser("compare", help="paired significance tests of two metrics on a scored CSV")
+    compare.add_argument("scores", help="CSV written by `caplib score`")
+    compare.add_argument("--metrics", required=True, help="the two score columns, e.g. cap,bertscore (a - b)")
+    compare.add_argument("--label-column", default="label_semantic", help="taxonomy labels (default label_semantic)")
+    compare.add_argument("--splits", default=None, help="row_id,split CSV (default: the file's own split column)")
+    compare.add_argument("--split", default=None, help="compare on this split only, e.g. test (default: all rows)")
+    compare.add_argument("--statistics", default=None,
+                         help="comma-separated (default: spearman, pairwise_accuracy and the hard pairs of Tab. 4)")
+    compare.add_argument("--resamples", type=int, default=10_000, help="paired bootstrap resamples (default 10000)")
+    compare.add_argument("--trials", type=int, default=1_000,
+                         help="approximate randomization trials (default 1000: p-values to 0.001; a trial costs twice "
+                              "a resample; 0: no randomization test)")
+    compare.add_argument("--confidence", type=float, default=0.95, help="interval level (default 0.95)")
+    compare.add_argument("--seed", type=int, default=0, help="seed of resamples and trials")
+    compare.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    compare.set_defaults(func=_compare)
 
     fetch = commands.add_parser("fetch", help="download a profile's data and checkpoints once and lock them")
     fetch.add_argument("--profile", default="paper", help="paper (default) or a profile YAML file")

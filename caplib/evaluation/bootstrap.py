@@ -300,6 +300,7 @@ def paired_bootstrap(
     confidence: float = 0.95,
     seed: int = 0,
     names: Sequence[str] = ("a", "b"),
+    undefined: str = "raise",
 ) -> pd.DataFrame:
     """Paired bootstrap over examples of the difference a - b of each statistic between two metrics.
 
@@ -311,7 +312,9 @@ def paired_bootstrap(
     *absolute* differences, whose p-value is not uniform under H0 (about 0.4 at a zero difference, never near
     1); here the *signed* differences are shifted (Koehn 2004; Efron & Tibshirani 1993, Sec. 16.4):
     p = (1 + #{r : |d_r - mean(d)| >= |delta|}) / (1 + n_resamples). A hard pair with a class absent from the
-    data is NaN, as in :func:`caplib.evaluation.report`. The frame's ``attrs["signature"]`` records the settings.
+    data is NaN, as in :func:`caplib.evaluation.report`. A statistic undefined on some resample (a class of a hard
+    pair drawn zero times) raises, or with ``undefined="nan"`` gets NaN interval and p-value, and
+    ``attrs["undefined"]`` counts its undefined resamples. The frame's ``attrs["signature"]`` records the settings.
 
     Example:
         >>> labels = ["exact", "partial", "invalid"] * 10
@@ -324,7 +327,10 @@ def paired_bootstrap(
         ValueError: bad input, an unknown statistic, or a statistic undefined on some resample.
     """
     _check_resampling(n_resamples, confidence)
+    if undefined not in ("raise", "nan"):
+        raise ValueError(f"undefined must be 'raise' or 'nan', got {undefined!r}")
     a, b, canonical, chosen, table = _paired_input(scores_a, scores_b, labels, names, statistics)
+    table.attrs["undefined"] = {}
     rankings = (_Ranking(a, canonical), _Ranking(b, canonical))
 
     def differences_of(block: np.ndarray) -> dict[str, np.ndarray]:
@@ -340,7 +346,11 @@ def paired_bootstrap(
             table.loc[name, ["low", "high", "p_value"]] = np.nan
             continue
         if not np.all(np.isfinite(differences)):
-            raise _undefined(differences, name, n_resamples)
+            if undefined == "raise":
+                raise _undefined(differences, name, n_resamples)
+            table.attrs["undefined"][name] = int((~np.isfinite(differences)).sum())
+            table.loc[name, ["low", "high", "p_value"]] = np.nan
+            continue
         table.loc[name, ["low", "high"]] = np.percentile(differences, [50 * (1 - confidence), 50 * (1 + confidence)])
         table.loc[name, "p_value"] = _p_value(differences - differences.mean(), table.at[name, "delta"])
     table.attrs["signature"] = str(Signature.of("caplib.compare", {
