@@ -42,7 +42,7 @@ from caplib.evaluation.measures import (
     pairwise_accuracy,
     rank_correlation,
 )
-from caplib.evaluation.report import report
+from caplib.evaluation.report import paired_report, paired_summary, report
 
 __all__ = [
     "BATCHED_STATISTICS",
@@ -58,6 +58,8 @@ __all__ = [
     "pair_name",
     "paired_bootstrap",
     "paired_randomization",
+    "paired_report",
+    "paired_summary",
     "pairwise_accuracy",
     "rank_correlation",
     "report",

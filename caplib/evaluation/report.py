@@ -8,13 +8,13 @@ Example:
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 import scipy
 
-from caplib.evaluation.bootstrap import bootstrap_ci
+from caplib.evaluation.bootstrap import bootstrap_ci, paired_bootstrap, paired_randomization
 from caplib.evaluation.measures import (
     absent_classes,
     class_means,
@@ -31,7 +31,7 @@ from caplib.evaluation.measures import (
 from caplib.signature import Signature
 from caplib.taxonomy import SEPARABILITY_PAIRS, STRICT_PAIRS
 
-__all__ = ["report"]
+__all__ = ["paired_report", "paired_summary", "report"]
 
 
 def report(
@@ -102,3 +102,76 @@ def report(
         "labels": label_column, "severity": "App.C.2", "pairs": 25, "ties": "zero", "bootstrap": n_resamples,
         "confidence": confidence, "seed": seed, "numpy": np.__version__, "scipy": scipy.__version__}))
     return table
+
+
+def paired_report(
+    df: pd.DataFrame,
+    reference: str,
+    others: Sequence[str],
+    label_column: str,
+    statistics: Sequence[str] = ("spearman", "pairwise_accuracy"),
+    n_resamples: int = 1000,
+    confidence: float = 0.95,
+    seed: int = 0,
+    level: float = 0.05,
+) -> pd.DataFrame:
+    """``reference`` against each of ``others`` on the same rows: paired bootstrap and approximate randomization.
+
+    One row per (metric, statistic): the difference ``delta`` = reference - metric, its percentile interval
+    ``low``/``high`` (:func:`paired_bootstrap`, the same resamples for both), its bootstrap ``p_value``, the
+    randomization test's ``randomization_p_value`` (:func:`paired_randomization`, as many trials as resamples),
+    and ``significant``: both p-values below ``level`` (the two tests answer slightly different nulls, so a
+    difference one of them leaves in doubt is not called significant). A statistic undefined on some resample
+    (too few rows of a class) has no interval or p-value and is never called significant. The frame's
+    ``attrs["signatures"]`` maps each compared metric to both tests' signatures.
+
+    Example:
+        >>> frame = pd.DataFrame({"label": ["exact", "OV", "partial", "invalid"] * 25,
+        ...                       "good": [0.9, 0.7, 0.5, 0.1] * 25, "flat": [0.5, 0.5, 0.4, 0.5] * 25})
+        >>> table = paired_report(frame, "good", ["flat"], "label", n_resamples=200)
+        >>> bool(table.loc[("flat", "spearman"), "significant"])
+        True
+    """
+    labels = df[label_column]
+    rows = []
+    signatures: dict[str, list[str]] = {}
+    for other in others:
+        names = (reference, other)
+        bootstrap = paired_bootstrap(df[reference], df[other], labels, statistics, n_resamples=n_resamples,
+                                     confidence=confidence, seed=seed, names=names, undefined="nan")
+        randomization = paired_randomization(df[reference], df[other], labels, statistics, n_trials=n_resamples,
+                                             seed=seed, names=names)
+        signatures[other] = [bootstrap.attrs["signature"], randomization.attrs["signature"]]
+        for statistic in bootstrap.index:
+            entry = bootstrap.loc[statistic]
+            p_values = (float(entry["p_value"]), float(randomization.loc[statistic, "p_value"]))
+            rows.append({"metric": other, "statistic": statistic, "delta": float(entry["delta"]),
+                         "low": float(entry["low"]), "high": float(entry["high"]), "p_value": p_values[0],
+                         "randomization_p_value": p_values[1],
+                         "significant": bool(all(p < level for p in p_values))})  # NaN < level is False
+    table = pd.DataFrame(rows).set_index(["metric", "statistic"])
+    table.attrs["signatures"] = signatures
+    return table
+
+
+def paired_summary(table: pd.DataFrame, reference: str, printed: Mapping[str, str] | None = None) -> str:
+    """One sentence per statistic of a :func:`paired_report`: which metrics ``reference`` is significantly above or
+    below, and which differences the tests leave open. ``printed`` maps metric and statistic names to printed ones.
+
+    Example:
+        >>> table = pd.DataFrame({"delta": [0.2, 0.01], "significant": [True, False]},
+        ...     index=pd.MultiIndex.from_tuples([("bleu", "spearman"), ("comet", "spearman")]))
+        >>> paired_summary(table, "CAP", {"bleu": "BLEU", "comet": "COMET"})
+        'spearman: CAP is significantly above BLEU; not significantly different from COMET.'
+    """
+    names = dict(printed or {})
+    sentences = []
+    for statistic in table.index.unique(1):
+        rows = table.xs(statistic, level=1)
+        groups = {"significantly above": rows.index[rows["significant"] & (rows["delta"] > 0)],
+                  "significantly below": rows.index[rows["significant"] & (rows["delta"] < 0)],
+                  "not significantly different from": rows.index[~rows["significant"].astype(bool)]}
+        parts = [f"{verb} {', '.join(names.get(m, m) for m in metrics)}" for verb, metrics in groups.items()
+                 if len(metrics)]
+        sentences.append(f"{names.get(statistic, statistic)}: {reference} is {'; '.join(parts)}.")
+    return " ".join(sentences)
