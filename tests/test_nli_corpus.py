@@ -125,7 +125,13 @@ def test_identity_pairs_once_per_authored_premise() -> None:
 
 @pytest.mark.slow
 def test_the_shipped_corpus_stats_are_what_the_files_give() -> None:
-    assert corpus.corpus_stats() == corpus.read_stats()  # counts, agreement, artifact check (about 35 s)
+    computed, shipped = corpus.corpus_stats(), corpus.read_stats()  # counts, agreement, artifact check (about 35 s)
+    # the hypothesis-only classifier's lbfgs fit moves in the last float digits with the BLAS build: on another
+    # machine one or two of ~9,000 held-out predictions can flip (0.5531 -> 0.553); every count stays exact
+    for direction in ("both_directions", "forward_only"):
+        accuracy = computed["hypothesis_only"][direction].pop("accuracy")
+        assert accuracy == pytest.approx(shipped["hypothesis_only"][direction].pop("accuracy"), abs=5e-4)
+    assert computed == shipped
     assert corpus.read_stats()["hypothesis_only"]["both_directions"]["accuracy"] <= 0.55
 
 
