@@ -337,8 +337,8 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
 
     score = commands.add_parser("score", help="score a CSV with CAP and baseline metrics")
-    score.add_argument("input", help="CAP-Correctness CSV, or a CSV with question/gold_answer/answer or "
-                                     "premise/hypothesis columns")
+    score.add_argument("input", help="CAP-Correctness CSV, or a CSV (or .parquet) with question/gold_answer/answer "
+                                     "or premise/hypothesis columns")
     score.add_argument("-o", "--output", required=True, help="output CSV (signatures go to OUTPUT.signature.json)")
     score.add_argument("--overwrite", action="store_true", help="allow -o to name the input file itself")
     score.add_argument("--profile", default="offline", help="offline (default), paper, or a profile YAML file")
