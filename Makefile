@@ -21,6 +21,8 @@ MATHJAX := _vendor/mathjax/tex-chtml.js
 PLOTLYJS := _vendor/plotly.min.js
 MATHJAX_VERSION := 3.2.2
 
+EXTRAS := $(VENV)/.caplib-extras
+
 .PHONY: book test venv clean-cache browser
 
 venv: $(STAMP)
@@ -38,9 +40,15 @@ $(STAMP): requirements.txt constraints.txt pyproject.toml
 # The tests build the book from the chapters they execute and open every page in headless Chromium
 # (tests/test_notebooks.py): Debian's chromium is installed where missing, MathJax and plotly.js copied as for the book.
 # Where either cannot be had, that one test is skipped with the reason; the rest still runs.
-test: $(STAMP) browser
+test: $(STAMP) $(EXTRAS) browser
 	-@$(MAKE) --no-print-directory $(MATHJAX) $(PLOTLYJS)
 	$(PY) -m pytest
+
+# The optional extras the tests cover: Ray Data (`caplib score --engine ray`) and ONNX Runtime (`--nli-backend
+# onnxruntime`); `make book` does not need them.
+$(EXTRAS): $(STAMP)
+	$(PY) -m pip install -q -c constraints.txt "ray[data]" onnxruntime onnx
+	touch $(EXTRAS)
 
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 browser:

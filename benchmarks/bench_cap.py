@@ -41,12 +41,14 @@ Usage:
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import platform
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -128,6 +130,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3, help="timing rounds, alternating order; best is kept")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", default=None, help="also write the results to this JSON file")
+    parser.add_argument("--onnx", action="store_true",
+                        help="also time CAPScorer with nli_backend 'onnxruntime' and 'onnxruntime-int8' in the same "
+                             "rounds, and their fidelity to the torch path (with --data: pairwise accuracy and "
+                             "violations)")
     args = parser.parse_args(argv)
 
     import torch
@@ -184,17 +190,23 @@ def main(argv: list[str] | None = None) -> int:
     def run_caplib():
         return scorer.components(golds, candidates)
 
+    runners = {"naive": run_naive, "caplib": run_caplib}
+    for backend in ("onnxruntime", "onnxruntime-int8") if args.onnx else ():
+        onnx_scorer = CAPScorer(nli_model=model, revision=args.revision, batch_size=args.batch_size,
+                                runtime=runtime.replace(nli_backend=backend, cache_dir=workdir.name))
+        onnx_scorer.nli.load()  # exported (and quantized) once, into the temporary directory, outside the clock
+        onnx_scorer.score(golds[:8], candidates[:8])
+        runners[backend] = functools.partial(onnx_scorer.components, golds, candidates)
+
     # Alternate the order over rounds so that a change of machine load hits both sides alike; keep the best.
-    times: dict[str, list[float]] = {"naive": [], "caplib": []}
+    times: dict[str, list[float]] = {name: [] for name in runners}
+    outputs: dict[str, Any] = {}
     for round_ in range(args.repeat):
-        for name in (("naive", "caplib") if round_ % 2 == 0 else ("caplib", "naive")):
+        for name in (list(runners) if round_ % 2 == 0 else list(runners)[::-1]):
             start = time.perf_counter()
-            output = run_naive() if name == "naive" else run_caplib()
+            outputs[name] = runners[name]()
             times[name].append(time.perf_counter() - start)
-            if name == "naive":
-                forward, backward, naive_cap = output
-            else:
-                components = output
+    (forward, backward, naive_cap), components = outputs["naive"], outputs["caplib"]
     naive_seconds, fast_seconds = min(times["naive"]), min(times["caplib"])
     ratios = [naive / fast for naive, fast in zip(times["naive"], times["caplib"])]
     stats = dict(scorer.nli.last_stats)
@@ -242,10 +254,36 @@ def main(argv: list[str] | None = None) -> int:
     print(f"speedup        : {result['speedup']:.2f}x (median of {args.repeat} back-to-back rounds: "
           f"{', '.join(f'{ratio:.2f}' for ratio in ratios)}); max |difference| of CAP and its components: "
           f"{max_diff:.2e} (tolerance {tolerance:g})")
+    for backend in ("onnxruntime", "onnxruntime-int8") if args.onnx else ():
+        result[backend] = onnx_report(backend, outputs, times, rows if args.data else None)
+        print(f"{backend:<17}: {len(golds) / min(times[backend]):8.1f} pairs/s ({min(times[backend]):.2f} s): "
+              f"{json.dumps(result[backend])}")
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     workdir.cleanup()
     return 0 if max_diff <= tolerance else 1
+
+
+def onnx_report(backend: str, outputs: dict[str, Any], times: dict[str, list[float]], rows: Any) -> dict[str, Any]:
+    """An ONNX Runtime backend against the torch path and the naive pipeline (median per-round ratios), and its
+    fidelity: max |difference| of CAP, and with labelled rows the change in pairwise accuracy and violations."""
+    from caplib.evaluation import class_means, monotonicity_violations, pairwise_accuracy
+
+    exact, fast = outputs["caplib"]["cap"].to_numpy(), outputs[backend]["cap"].to_numpy()
+    report: dict[str, Any] = {
+        "seconds": min(times[backend]),
+        "speedup_vs_torch": float(np.median([t / o for t, o in zip(times["caplib"], times[backend])])),
+        "speedup_vs_naive": float(np.median([n / o for n, o in zip(times["naive"], times[backend])])),
+        "max_abs_difference_cap": float(np.abs(fast - exact).max()),
+        "mean_abs_difference_cap": float(np.abs(fast - exact).mean()),
+    }
+    if rows is not None:
+        labels = rows["label_semantic"].tolist()
+        for name, values in (("torch", exact), (backend, fast)):
+            report[f"pairwise_accuracy_{name}"] = pairwise_accuracy(values, labels)
+            report[f"violations_{name}"] = len(monotonicity_violations(class_means(values, labels)))
+        report["pairwise_accuracy_change"] = report[f"pairwise_accuracy_{backend}"] - report["pairwise_accuracy_torch"]
+    return report
 
 
 if __name__ == "__main__":

@@ -152,7 +152,8 @@ def _where_to_get(official: str | None) -> str:
 
 
 def _read_table(source: str | Path, official: str | None) -> _Table:
-    """Read a CSV (local path or http(s) URL) as strings, keeping every value as written."""
+    """Read a CSV (local path or http(s) URL) as strings, keeping every value as written; a local ``.parquet``
+    file is read as the same table of strings."""
     name = str(source)
     if _is_url(source):
         try:
@@ -167,6 +168,8 @@ def _read_table(source: str | Path, official: str | None) -> _Table:
         path = Path(source).expanduser()
         if not path.is_file():
             raise FileNotFoundError(f"no such file: {path}; {_where_to_get(official)}")
+        if path.suffix.lower() == ".parquet":
+            return _read_parquet(path)
         raw = path.read_bytes()
     try:
         text = raw.decode("utf-8-sig")
@@ -199,6 +202,19 @@ def _read_table(source: str | Path, official: str | None) -> _Table:
     if header is None:
         raise DataValidationError(f"{name}: the file is empty. To fix: {_where_to_get(official)}.", file=name)
     return _Table(name, header, rows, lines)
+
+
+def _read_parquet(path: Path) -> _Table:
+    """A Parquet file as strings, like a CSV: a missing value is an empty cell, a number is written as Python does
+    (a whole float as ``1.0``); "lines" are data rows + 2, as in a CSV with a one-line header."""
+    try:
+        frame = pd.read_parquet(path)
+    except (ImportError, ValueError, OSError) as exc:
+        raise DataValidationError(f"{path}: not a readable Parquet file ({exc}). To fix: write it with pandas or "
+                                  f"pyarrow, or give a CSV.", file=str(path)) from exc
+    rows = [["" if pd.isna(value) else str(value) for value in record]
+            for record in frame.astype(object).itertuples(index=False)]
+    return _Table(str(path), [str(column) for column in frame.columns], rows, list(range(2, len(rows) + 2)))
 
 
 def _check_columns(table: _Table, expected: Sequence[str], optional: Sequence[str] = (),

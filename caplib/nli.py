@@ -59,18 +59,21 @@ Example:
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import logging
 import os
 import re
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from caplib.batching import TILE_GRANULARITY, TILE_ROWS, fixed_shape_tiles, map_tiles, out_of_memory, tile_workers
-from caplib.cache import cached_values
+from caplib.cache import cached_values, default_cache_dir
 from caplib.checkpoints import Checkpoint, pick_device, resolve_checkpoint, resolve_dtype
+from caplib.files import write_atomically
 from caplib.runtime import Runtime
 from caplib.signature import Signature
 
@@ -198,6 +201,11 @@ class NLIScorer:
         self.long_inputs = long_inputs
         self.progress = runtime.progress
         self.cpu_workers = runtime.cpu_workers
+        self.backend = runtime.nli_backend
+        if self.backend != "torch" and (self.device != "cpu" or self.dtype != "float32"):
+            raise ValueError(f"nli_backend {self.backend!r} runs float32 on the CPU; got device {self.device}, "
+                             f"dtype {self.dtype} (use the torch backend there)")
+        self._onnx_dir = runtime.cache_path or default_cache_dir()
         self.last_stats: dict[str, int] = {}
         self._cache = runtime.content_cache("nli", self.settings())
         self._model: Any = None
@@ -220,6 +228,7 @@ class NLIScorer:
             "label_order": list(LABEL_ORDER),
             "tile": [self.batch_size, TILE_GRANULARITY],
             **chunking,
+            **({"backend": self.backend} if self.backend != "torch" else {}),
         }
 
     def signature(self) -> Signature:
@@ -228,7 +237,9 @@ class NLIScorer:
         chunking = (("long_inputs", self.long_inputs),) if self.long_inputs != "truncate" else ()
         return Signature("nli", (("rev", revision), ("dtype", self.dtype), ("max_length", str(self.max_length)),
                                  ("truncation", self.truncation), *chunking,
-                                 ("batch", str(self.batch_size))), value=self.checkpoint.identity)
+                                 ("batch", str(self.batch_size)),
+                                 *((("backend", self.backend),) if self.backend != "torch" else ())),
+                         value=self.checkpoint.identity)
 
     def load(self) -> None:
         """Load tokenizer and model now (otherwise done on the first pair missing from the cache)."""
@@ -241,6 +252,10 @@ class NLIScorer:
         # Pairs are tokenized once (lengths are needed for tiling) and padded per tile with .pad();
         # transformers' advice to re-tokenize with __call__ instead does not apply.
         self._tokenizer.deprecation_warnings["Asking-to-pad-a-fast-tokenizer"] = True
+        if self.backend != "torch":
+            self._model = onnx_session(path, self.checkpoint.fingerprint, self._onnx_dir,
+                                       int8=self.backend == "onnxruntime-int8")
+            return
         model = AutoModelForSequenceClassification.from_pretrained(path, local_files_only=True)
         self._model = model.eval().to(self.device)
 
@@ -399,9 +414,13 @@ class NLIScorer:
         """Probabilities (LABEL_ORDER) of one padded tile."""
         import torch
 
-        on_device = {key: value.to(self.device) for key, value in encoded.items()}
-        with torch.inference_mode(), self._autocast():
-            logits = self._model(**on_device).logits
+        if self.backend != "torch":
+            names = [node.name for node in self._model.get_inputs()]
+            logits = torch.from_numpy(self._model.run(None, {name: encoded[name].numpy() for name in names})[0])
+        else:
+            on_device = {key: value.to(self.device) for key, value in encoded.items()}
+            with torch.inference_mode(), self._autocast():
+                logits = self._model(**on_device).logits
         return logits.float().softmax(dim=-1)[:, self.columns].cpu().numpy()
 
     def _autocast(self) -> contextlib.AbstractContextManager[Any]:
@@ -410,3 +429,68 @@ class NLIScorer:
         if self.dtype == "float32":
             return contextlib.nullcontext()
         return torch.autocast(device_type=self.device.split(":")[0], dtype=getattr(torch, self.dtype))
+
+
+def onnx_session(path: str | os.PathLike[str], fingerprint: str, directory: Path, int8: bool = False) -> Any:
+    """An ONNX Runtime session (CPU, one thread: caplib runs ``cpu_workers`` tiles at a time) of the NLI checkpoint at
+    ``path``, exported once to ``directory/onnx/<fingerprint hash>.onnx`` (torch's TorchScript-based exporter,
+    opset 17, batch and sequence axes dynamic, eager attention so that no mask branch is traced away) and reused.
+    ``int8``: that export with the weights of its matrix products quantized to int8 once (ONNX Runtime's
+    ``quantize_dynamic``, per tensor, its default; activations quantized per call), ``<hash>.int8.onnx``.
+
+    Raises:
+        ValueError: onnxruntime or onnx is not installed (``pip install caplib[onnx]``).
+    """
+    try:
+        import onnxruntime
+    except ImportError:
+        raise ValueError("nli_backend 'onnxruntime' needs onnxruntime and onnx: pip install 'caplib[onnx]'") from None
+    target = Path(directory) / "onnx" / f"{hashlib.sha256(fingerprint.encode()).hexdigest()[:16]}.onnx"
+    if not target.is_file():
+        _export_onnx(path, target)
+    if int8:
+        from onnxruntime.quantization import QuantType, quantize_dynamic
+
+        quantized = target.with_suffix(".int8.onnx")
+        if not quantized.is_file():
+            root, level = logging.getLogger(), logging.getLogger().level
+            root.setLevel(logging.ERROR)  # its advice to pre-process models is logged on the root logger
+            try:
+                write_atomically(quantized, lambda temporary: quantize_dynamic(
+                    str(target), str(temporary), weight_type=QuantType.QInt8, per_channel=False))
+            finally:
+                root.setLevel(level)
+        target = quantized
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = options.inter_op_num_threads = 1
+    return onnxruntime.InferenceSession(str(target), options, providers=["CPUExecutionProvider"])
+
+
+def _export_onnx(path: str | os.PathLike[str], target: Path) -> None:
+    import inspect
+    import warnings
+
+    import torch
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
+    model = AutoModelForSequenceClassification.from_pretrained(path, local_files_only=True,
+                                                               attn_implementation="eager").eval()
+    example = dict(tokenizer(["A short premise.", "A longer premise, so that the first row is padded."],
+                             ["A hypothesis.", "Another hypothesis."], padding=True, return_tensors="pt"))
+    # the exporter names the graph's inputs in the order of forward()'s parameters
+    names = [name for name in inspect.signature(model.forward).parameters if name in example]
+    axes = {name: {0: "rows", 1: "tokens"} for name in names}
+    try:
+        import onnx  # noqa: F401  (the exporter needs it)
+    except ImportError:
+        raise ValueError("nli_backend 'onnxruntime' needs onnxruntime and onnx: pip install 'caplib[onnx]'") from None
+
+    def export(temporary: Path) -> None:
+        with warnings.catch_warnings(), torch.inference_mode():
+            warnings.simplefilter("ignore")  # tracer warnings about python values in the graph (checked in tests)
+            torch.onnx.export(model, (), str(temporary), kwargs={name: example[name] for name in names},
+                              input_names=names, output_names=["logits"], dynamic_axes={**axes, "logits": {0: "rows"}},
+                              opset_version=17, dynamo=False)
+
+    write_atomically(target, export)

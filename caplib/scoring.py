@@ -24,6 +24,7 @@ Example:
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -37,11 +38,12 @@ from caplib.cache import cached_values
 from caplib.cap import CAPScorer
 from caplib.cap_decomposed import DecomposedCAPScorer
 from caplib.checkpoints import CheckpointNotAvailable
+from caplib.distributed import BLOCK_ROWS, POSITION, map_blocks, ray_version
 from caplib.profiles import Profile, load_profile
 from caplib.runtime import Runtime
 from caplib.signature import Signature
 
-__all__ = ["EXTENSION_METRICS", "METRIC_NAMES", "SCORERS", "ScoredFrame", "ScoringJob", "score_frame"]
+__all__ = ["EXTENSION_METRICS", "METRIC_NAMES", "SCORERS", "BlockScorer", "ScoredFrame", "ScoringJob", "score_frame"]
 
 
 @dataclass(frozen=True)
@@ -73,6 +75,7 @@ class ScoredFrame:
     frame: pd.DataFrame
     metrics: dict[str, dict[str, Any]] = field(default_factory=dict)
     replaced: list[str] = field(default_factory=list)  #: input columns that a new score replaced
+    engine: dict[str, Any] = field(default_factory=lambda: {"name": "local"})  #: what ran it (ray: versions, devices)
 
     @property
     def signatures(self) -> dict[str, Signature]:
@@ -136,7 +139,9 @@ def _score_cap(job: ScoringJob) -> tuple[pd.DataFrame | None, dict[str, Any]]:
     else:
         result = scorer.components(frame["premise"], frame["hypothesis"])
     entry = {"status": "scored", "signature": scorer.signature(given_statements=not regenerate),
-             "statements": origin, **_long_input_counts(scorer)}
+             "statements": origin, **_long_input_counts(scorer),
+             "nli_pairs_computed": int(scorer.nli.last_stats.get("computed", 0)),  # the rest came from the cache
+             "nli_pairs_cached": int(scorer.nli.last_stats.get("cached", 0))}
     return (result if job.components else result[["cap"]]).set_index(frame.index), entry
 
 
@@ -207,6 +212,10 @@ def score_frame(
     runtime: Runtime | None = None,
     cap_scorer: CAPScorer | None = None,
     long_inputs: str | None = None,
+    engine: str = "local",
+    actors: int = 1,
+    address: str | None = None,
+    block_rows: int = BLOCK_ROWS,
 ) -> ScoredFrame:
     """Add one score column per metric to ``frame`` under ``profile`` (name, YAML path or :class:`Profile`).
 
@@ -217,7 +226,9 @@ def score_frame(
     :class:`caplib.cap.CAPScorer` to use instead of building one from the profile (a chapter that holds one);
     ``long_inputs`` (``"truncate"``, the paper's, or ``"chunk"``) decides what CAP's NLI does with pairs longer than
     the profile's ``max_length`` (None: truncate, or what ``cap_scorer`` does). Score columns the input already has
-    (a file written by ``caplib score``) are replaced and listed in ``replaced``.
+    (a file written by ``caplib score``) are replaced and listed in ``replaced``. ``engine="ray"`` scores the rows
+    in blocks of ``block_rows`` on ``actors`` Ray actors (:mod:`caplib.distributed`; ``address`` joins a running
+    cluster), with the same scores as the local engine; ``engine`` of the result records what ran.
 
     Example:
         >>> rows = pd.DataFrame({"question": ["2+2?"], "gold_answer": ["four"], "answer": ["five"]})
@@ -229,6 +240,10 @@ def score_frame(
     unknown = [name for name in metrics if name not in SCORERS]
     if unknown or not metrics:
         raise ValueError(f"unknown metric(s) {unknown or list(metrics)}; choose from {', '.join(SCORERS)}")
+    if engine == "ray":
+        return _score_on_ray(job, list(dict.fromkeys(metrics)), actors=actors, address=address, block_rows=block_rows)
+    if engine != "local" or address is not None:
+        raise ValueError(f"engine must be 'local' or 'ray' (address only with ray), got {engine!r}")
     parts: list[pd.DataFrame] = []
     report: dict[str, dict[str, Any]] = {}
     for metric in dict.fromkeys(metrics):
@@ -238,3 +253,78 @@ def score_frame(
     new = [name for part in parts for name in part.columns]
     replaced = [name for name in new if name in frame.columns]
     return ScoredFrame(pd.concat([frame.drop(columns=replaced), *parts], axis=1), report, replaced)
+
+
+#: The column in which a block scored on Ray carries its report (first row; JSON) back to the driver.
+_REPORT = "__caplib_report"
+#: Per-block counts, summed over blocks; every other report field must be the same in every block.
+_COUNTS = ("truncated_pairs", "chunked_pairs", "nli_pairs_computed", "nli_pairs_cached")
+
+
+class BlockScorer:
+    """What one Ray actor runs (:mod:`caplib.distributed`): its scorers built once, then :func:`score_frame` per
+    block, returning the block's score columns, its position column and its report (JSON, first row)."""
+
+    def __init__(self, profile: Profile, metrics: Sequence[str], options: dict[str, Any]):
+        self.profile, self.metrics, self.options = profile, list(metrics), options
+        self.cap: CAPScorer | None = None
+
+    def __call__(self, block: pd.DataFrame) -> pd.DataFrame:
+        import os
+
+        frame = block.drop(columns=[POSITION])
+        if self.cap is None and {"cap", "cap_decomposed"} & set(self.metrics):
+            job = ScoringJob(frame, self.profile, self.options["runtime"], self.options["gold_column"],
+                             self.options["regenerate_statements"], long_inputs=self.options["long_inputs"])
+            try:  # one CAP scorer (and NLI model) per actor, kept for every block
+                self.cap = _cap_scorer(job, _cap_statements(job, "CAP")[0])
+            except CheckpointNotAvailable:
+                pass  # score_frame skips the metric with its reason
+        scored = score_frame(frame, self.profile, self.metrics, cap_scorer=self.cap, **self.options)
+        new = [c for c in scored.frame.columns if c not in frame.columns or c in scored.replaced]
+        out = scored.frame[new].assign(**{POSITION: block[POSITION].to_numpy()})
+        report = {"metrics": scored.report(), "device": self.cap.nli.device if self.cap else "cpu",
+                  "pid": os.getpid()}
+        out[_REPORT] = [json.dumps(report)] + [""] * (len(out) - 1)
+        return out
+
+
+def _score_on_ray(job: ScoringJob, metrics: list[str], *, actors: int, address: str | None,
+                  block_rows: int) -> ScoredFrame:
+    """:func:`score_frame` with ``engine="ray"``: blocks on an actor pool, reports merged, signatures checked equal."""
+    if job.cap_scorer is not None:
+        raise ValueError("engine 'ray' builds one scorer per actor from the profile: pass no cap_scorer")
+    version = ray_version()
+    devices = job.runtime.device or ("cuda" if _cuda_available() else "cpu")
+    options = {"gold_column": job.gold_column, "regenerate_statements": job.regenerate_statements,
+               "components": job.components, "runtime": job.runtime.replace(progress=False),
+               "long_inputs": job.long_inputs}
+    parts, reports = [], []
+    for block in map_blocks(job.frame, BlockScorer, {"profile": job.profile, "metrics": metrics, "options": options},
+                            actors=actors, block_rows=block_rows, address=address,
+                            num_gpus=1 if devices.startswith("cuda") else 0, progress=job.runtime.progress):
+        reports.append(json.loads(block[_REPORT].iloc[0]))
+        parts.append(block.drop(columns=[_REPORT]))
+    scores = pd.concat(parts).set_axis(job.frame.index)
+    metrics_report = {}
+    for metric in metrics:
+        entries = [report["metrics"][metric] for report in reports]
+        fixed = [{k: v for k, v in entry.items() if k not in _COUNTS} for entry in entries]
+        if any(entry != fixed[0] for entry in fixed):
+            raise RuntimeError(f"{metric}: the Ray actors disagree on its settings: {fixed[0]} vs "
+                               f"{next(e for e in fixed if e != fixed[0])}")
+        merged = {**fixed[0], **{k: sum(e[k] for e in entries) for k in _COUNTS if k in entries[0]}}
+        if merged.get("signature") is not None:
+            merged["signature"] = Signature.parse(merged["signature"])
+        metrics_report[metric] = merged
+    replaced = [name for name in scores.columns if name in job.frame.columns]
+    engine = {"name": "ray", "ray": version, "actors": actors, "block_rows": block_rows, "blocks": len(reports),
+              "address": address or "local", "devices": sorted({report["device"] for report in reports}),
+              "actor_processes": len({report["pid"] for report in reports})}
+    return ScoredFrame(pd.concat([job.frame.drop(columns=replaced), scores], axis=1), metrics_report, replaced, engine)
+
+
+def _cuda_available() -> bool:
+    import torch
+
+    return bool(torch.cuda.is_available())

@@ -12,7 +12,6 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
-import yaml
 from scipy import stats
 
 os.environ["HF_HUB_OFFLINE"] = "1"
@@ -24,7 +23,7 @@ from caplib.cli import main  # noqa: E402
 from caplib.data import CORRECTNESS_COLUMNS  # noqa: E402
 from caplib.profiles import load_profile  # noqa: E402
 from caplib.taxonomy import SEVERITY  # noqa: E402
-from tests.tiny_models import build_nli_checkpoint  # noqa: E402
+from tests.tiny_models import tiny_profile  # noqa: E402
 
 torch = pytest.importorskip("torch")
 
@@ -71,13 +70,7 @@ pytestmark = pytest.mark.usefixtures("one_torch_thread")
 @pytest.fixture(scope="module")
 def profile(tmp_path_factory):
     """The offline profile with the tiny checkpoint as NLI model."""
-    directory = tmp_path_factory.mktemp("cli")
-    data = yaml.safe_load(load_profile("offline").source.read_text())
-    data["name"] = "tiny"
-    data["nli"]["model"] = str(build_nli_checkpoint(directory / "model"))
-    path = directory / "tiny.yaml"
-    path.write_text(yaml.safe_dump(data))
-    return path
+    return tiny_profile(tmp_path_factory.mktemp("cli"))
 
 
 def run(*args):

@@ -449,3 +449,22 @@ def test_load_dataset_or_reason_gives_the_reason_a_chapter_shows(tmp_path):
     assert reason is None and len(frame) == len(load_sample("cap_statements"))
     with pytest.raises(ValueError, match="unknown dataset"):  # a wrong name is an error, not a skipped chapter
         datasets.load_dataset_or_reason("llm_answers")
+
+
+def test_a_parquet_file_is_read_as_its_csv_is(tmp_path):
+    pytest.importorskip("pyarrow")
+    from caplib.data import load_scoring_input
+
+    source = Path(__file__).resolve().parents[1] / "data" / "sample" / "cap_correctness.csv"
+    rows = pd.read_csv(source, dtype=str, keep_default_na=False).head(40)
+    rows.loc[3, "answer"] = "None"  # strings that pandas would read as missing stay strings
+    csv_path, parquet_path = tmp_path / "rows.csv", tmp_path / "rows.parquet"
+    rows.to_csv(csv_path, index=False)
+    rows.to_parquet(parquet_path, index=False)
+    from_csv, gold_csv = load_scoring_input(csv_path)
+    from_parquet, gold_parquet = load_scoring_input(parquet_path)
+    pd.testing.assert_frame_equal(from_parquet, from_csv)
+    assert gold_parquet == gold_csv == "gold_answer" and from_parquet.loc[3, "answer"] == "None"
+    rows.assign(answer=[""] + list(rows["answer"][1:])).to_parquet(parquet_path, index=False)
+    with pytest.raises(ValueError, match=r"rows.parquet, row 0 \(line 2\)"):
+        load_scoring_input(parquet_path)  # an empty answer, named by row as in a CSV

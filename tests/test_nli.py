@@ -336,3 +336,32 @@ def test_two_checkpoints_sharing_a_cache_directory_keep_their_own_probabilities(
     np.testing.assert_array_equal(cached, fresh)
     assert not np.allclose(fresh, NLIScorer(checkpoint, runtime=Runtime(cache=False, progress=False))
                            .predict(premises, hypotheses))
+
+
+def test_the_onnxruntime_backend_gives_the_probabilities_of_the_model(checkpoint, pairs, tmp_path):
+    """The opt-in fast CPU path: the same checkpoint exported once to ONNX and run by ONNX Runtime, against the
+    one-pair-at-a-time transformers reference; its own signature and cache key; the export reused."""
+    pytest.importorskip("onnxruntime", reason="ONNX Runtime is not installed (pip install 'caplib[onnx]')")
+    premises, hypotheses = pairs
+    runtime = Runtime(device="cpu", cache_dir=tmp_path, progress=False, nli_backend="onnxruntime")
+    scorer = NLIScorer(checkpoint, runtime=runtime, batch_size=4)
+    probabilities = scorer.predict(premises, hypotheses)
+    assert np.abs(probabilities - direct_probabilities(checkpoint, premises, hypotheses)).max() < 1e-5
+    exported = list((tmp_path / "onnx").glob("*.onnx"))
+    assert len(exported) == 1 and scorer.last_stats["computed"] == len(set(zip(premises, hypotheses)))
+    exact = NLIScorer(checkpoint, runtime=runtime.replace(nli_backend="torch"), batch_size=4)
+    assert "|backend:onnxruntime" in str(scorer.signature()) and "backend" not in str(exact.signature())
+    assert scorer.settings() != exact.settings()  # never mixed in the cache with torch's probabilities
+    exact.predict(premises, hypotheses)
+    assert exact.last_stats["computed"] == scorer.last_stats["computed"]  # nothing read from the ONNX entries
+    modified = exported[0].stat().st_mtime_ns
+    again = NLIScorer(checkpoint, runtime=runtime.replace(cache=False), batch_size=4)
+    assert np.array_equal(again.predict(premises, hypotheses), probabilities)  # deterministic, same tiles
+    assert exported[0].stat().st_mtime_ns == modified  # exported once per checkpoint
+    with pytest.raises(ValueError, match="runs float32 on the CPU"):
+        NLIScorer(checkpoint, runtime=runtime.replace(dtype="bfloat16"))
+    # the fast CPU path: int8 weights of the same export, quantized once; probabilities close, not equal
+    fast = NLIScorer(checkpoint, runtime=runtime.replace(nli_backend="onnxruntime-int8"), batch_size=4)
+    quantized = fast.predict(premises, hypotheses)
+    assert list((tmp_path / "onnx").glob("*.int8.onnx")) and "|backend:onnxruntime-int8" in str(fast.signature())
+    assert np.allclose(quantized.sum(axis=1), 1) and 0 < np.abs(quantized - probabilities).max() < 0.2

@@ -130,3 +130,17 @@ def relabel(source: Path | str, destination: Path | str, id2label: Mapping[int, 
     config["label2id"] = {v: int(k) for k, v in id2label.items()}
     (destination / "config.json").write_text(json.dumps(config, indent=2), encoding="utf-8")
     return destination
+
+
+def tiny_profile(directory: Path) -> Path:
+    """The offline profile with a tiny NLI checkpoint built into ``directory`` as its NLI model, as a YAML file."""
+    import yaml
+
+    from caplib.profiles import load_profile
+
+    data = yaml.safe_load(load_profile("offline").source.read_text())
+    data["name"] = "tiny"
+    data["nli"]["model"] = str(build_nli_checkpoint(Path(directory) / "model"))
+    path = Path(directory) / "tiny.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
