@@ -237,7 +237,7 @@ def evaluate(model_dir: Path | str | None = None, heldout: Sequence[NLIPair] | N
         heldout = read_pairs(model_dir / HELDOUT_FILE)
     if checks is None:
         checks = load_nli_pairs()[1]
-    scorer = NLIScorer(model_dir, runtime=Runtime(device="cpu", batch_size=64, cache=False, progress=progress))
+    scorer = NLIScorer(model_dir, runtime=Runtime(device="cpu", cache=False, progress=progress))
     results: dict[str, Any] = {}
     probs: dict[str, Any] = {}
     for name, pairs in (("heldout", heldout), *checks.items()):
