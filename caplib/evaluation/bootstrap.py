@@ -311,7 +311,7 @@ def paired_bootstrap(
     mean 0 are the null distribution; (1 + count) / (1 + resamples)), with one change: sacrebleu shifts the
     *absolute* differences, whose p-value is not uniform under H0 (about 0.4 at a zero difference, never near
     1); here the *signed* differences are shifted (Koehn 2004; Efron & Tibshirani 1993, Sec. 16.4):
-    p = (1 + #{r : |d_r - mean(d)| >= |delta|}) / (1 + n_resamples). A hard pair with a class absent from the
+    ``p = (1 + #{r : abs(d_r - mean(d)) >= abs(delta)}) / (1 + n_resamples)``. A hard pair with a class absent from the
     data is NaN, as in :func:`caplib.evaluation.report`. A statistic undefined on some resample (a class of a hard
     pair drawn zero times) raises, or with ``undefined="nan"`` gets NaN interval and p-value, and
     ``attrs["undefined"]`` counts its undefined resamples. The frame's ``attrs["signature"]`` records the settings.
@@ -371,8 +371,8 @@ def paired_randomization(
     """Approximate randomization test of H0: the two metrics are exchangeable on every example.
 
     Each trial swaps each example's two scores with probability 1/2 (sacrebleu's ``paired_ar``, seeded
-    ``np.random.default_rng(seed)``) and measures the difference of the two pseudo-metrics; p = (1 + #{trials
-    with |difference| >= |delta|}) / (1 + n_trials). Two metrics live on different scales, so each is first
+    ``np.random.default_rng(seed)``) and measures the difference of the two pseudo-metrics;
+    ``p = (1 + #{trials with abs(difference) >= abs(delta)}) / (1 + n_trials)``. Two metrics live on different scales, so each is first
     replaced by its mid-ranks / n (as Deutsch et al. 2021 standardize before swapping): every statistic here
     depends on the order of scores only, so the observed values do not change. A trial is a weighting of the 2n
     (example, metric) scores, sorted once, which :func:`_batched` measures without sorting per trial. Columns:
