@@ -2,13 +2,16 @@
 
     PYTHONPATH=. python benchmarks/bench_engines.py                          # the bundled sample, CAP, offline
     PYTHONPATH=. python benchmarks/bench_engines.py --rows 100000 --metrics em,rouge_l --engines ray2
+    PYTHONPATH=. python benchmarks/bench_engines.py --rows 100000 --engines ray2 \
+        --score-args '--nli-backend onnxruntime-int8'
 
 Each run is the command a user types (``python -m caplib score FILE -o OUT --metrics ... --no-progress``, plus
 ``--engine ray --actors N``), in a subprocess with its own empty cache directory, so every score is computed;
 the seconds include interpreter start, model loading and Ray's start. Peak memory is the largest sum of the
 proportional set sizes (PSS: shared pages such as Ray's object store counted once) of the command and all its
-child processes (Ray's raylet, GCS, workers and actors), sampled every 0.2 s with psutil. ``--rows N`` scores a synthetic file of N distinct rows (the sample's rows repeated, each
-copy's texts marked) instead of the sample. After the runs, the outputs must be byte-identical across engines
+child processes (Ray's raylet, GCS, workers and actors), sampled every 0.2 s with psutil. ``--rows N`` scores a
+synthetic file of N distinct rows (the sample's rows repeated, each copy's texts marked) instead of the sample;
+``--score-args`` adds arguments to every run. After the runs, the outputs must be byte-identical across engines
 (status 1 otherwise). Prints one JSON object.
 """
 
@@ -67,18 +70,22 @@ def main() -> int:
     parser.add_argument("--metrics", default="cap")
     parser.add_argument("--engines", default="local,ray1,ray2")
     parser.add_argument("--block-rows", type=int, default=256)
+    parser.add_argument("--score-args", default="", help="more arguments for every run, e.g. "
+                                                         "'--nli-backend onnxruntime-int8'")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as directory:
         work = Path(directory)
         source = synthetic(work / "input.csv", args.rows) if args.rows else SAMPLE
         rows = len(pd.read_csv(source, usecols=["question"]))
         result: dict[str, object] = {"input": str(source if not args.rows else f"synthetic, {rows} rows"),
-                                     "rows": rows, "metrics": args.metrics, "cpus": os.cpu_count(), "runs": {}}
+                                     "rows": rows, "metrics": args.metrics, "score_args": args.score_args,
+                                     "cpus": os.cpu_count(), "runs": {}}
         outputs = {}
         for engine in args.engines.split(","):
             out = work / f"{engine}.csv"
             command = [sys.executable, "-m", "caplib", "score", str(source), "-o", str(out), "--metrics",
-                       args.metrics, "--no-progress", "--cache-dir", str(work / f"cache-{engine}"), *ENGINES[engine]]
+                       args.metrics, "--no-progress", "--cache-dir", str(work / f"cache-{engine}"), *ENGINES[engine],
+                       *args.score_args.split()]
             if engine != "local":
                 command += ["--block-rows", str(args.block_rows)]
             seconds, peak = run(command)
