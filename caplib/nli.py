@@ -73,7 +73,7 @@ import numpy as np
 from caplib.batching import TILE_GRANULARITY, TILE_ROWS, fixed_shape_tiles, map_tiles, out_of_memory, tile_workers
 from caplib.cache import cached_values, default_cache_dir
 from caplib.checkpoints import Checkpoint, pick_device, resolve_checkpoint, resolve_dtype
-from caplib.files import write_atomically
+from caplib.files import exclusive, write_atomically
 from caplib.runtime import Runtime
 from caplib.signature import Signature
 
@@ -446,24 +446,31 @@ def onnx_session(path: str | os.PathLike[str], fingerprint: str, directory: Path
     except ImportError:
         raise ValueError("nli_backend 'onnxruntime' needs onnxruntime and onnx: pip install 'caplib[onnx]'") from None
     target = Path(directory) / "onnx" / f"{hashlib.sha256(fingerprint.encode()).hexdigest()[:16]}.onnx"
-    if not target.is_file():
-        _export_onnx(path, target)
-    if int8:
-        from onnxruntime.quantization import QuantType, quantize_dynamic
-
-        quantized = target.with_suffix(".int8.onnx")
-        if not quantized.is_file():
-            root, level = logging.getLogger(), logging.getLogger().level
-            root.setLevel(logging.ERROR)  # its advice to pre-process models is logged on the root logger
-            try:
-                write_atomically(quantized, lambda temporary: quantize_dynamic(
-                    str(target), str(temporary), weight_type=QuantType.QInt8, per_channel=False))
-            finally:
-                root.setLevel(level)
-        target = quantized
+    with exclusive(target):  # Ray actors starting together: one exports and quantizes, the others wait for it
+        if not target.is_file():
+            _export_onnx(path, target)
+        if int8:
+            target = _quantized(target)
     options = onnxruntime.SessionOptions()
     options.intra_op_num_threads = options.inter_op_num_threads = 1
     return onnxruntime.InferenceSession(str(target), options, providers=["CPUExecutionProvider"])
+
+
+def _quantized(exported: Path) -> Path:
+    """``<hash>.int8.onnx`` beside the export, made once (the caller holds the lock: ONNX Runtime writes a shape
+    inference file beside its input)."""
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    quantized = exported.with_suffix(".int8.onnx")
+    if not quantized.is_file():
+        root, level = logging.getLogger(), logging.getLogger().level
+        root.setLevel(logging.ERROR)  # its advice to pre-process models is logged on the root logger
+        try:
+            write_atomically(quantized, lambda temporary: quantize_dynamic(
+                str(exported), str(temporary), weight_type=QuantType.QInt8, per_channel=False))
+        finally:
+            root.setLevel(level)
+    return quantized
 
 
 def _export_onnx(path: str | os.PathLike[str], target: Path) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -365,3 +366,23 @@ def test_the_onnxruntime_backend_gives_the_probabilities_of_the_model(checkpoint
     quantized = fast.predict(premises, hypotheses)
     assert list((tmp_path / "onnx").glob("*.int8.onnx")) and "|backend:onnxruntime-int8" in str(fast.signature())
     assert np.allclose(quantized.sum(axis=1), 1) and 0 < np.abs(quantized - probabilities).max() < 0.2
+
+
+def _build_int8_session(checkpoint: str, directory: str) -> int:
+    from caplib.checkpoints import resolve_checkpoint
+    from caplib.nli import onnx_session
+
+    session = onnx_session(checkpoint, resolve_checkpoint(checkpoint).fingerprint, Path(directory), int8=True)
+    return len(session.get_inputs())
+
+
+def test_actors_starting_together_export_and_quantize_once(checkpoint, tmp_path):
+    """Two processes (as two Ray actors on a cold cache) build the int8 session at once: before the lock, ONNX
+    Runtime's quantizer in one removed the other's shape-inference file and the job failed."""
+    pytest.importorskip("onnxruntime", reason="ONNX Runtime is not installed (pip install 'caplib[onnx]')")
+    import multiprocessing
+
+    with multiprocessing.get_context("spawn").Pool(2) as pool:
+        inputs = pool.starmap(_build_int8_session, [(str(checkpoint), str(tmp_path))] * 2)
+    assert inputs == [2, 2]  # input_ids and attention_mask (the tiny DeBERTa has no token types)
+    assert sorted(path.name.split(".", 1)[1] for path in (tmp_path / "onnx").glob("*.onnx")) == ["int8.onnx", "onnx"]

@@ -11,13 +11,12 @@ Example:
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import random
 import shutil
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,7 @@ from typing import Any
 import pandas as pd
 
 from caplib.checkpoints import OFFLINE_NLI_ENV, offline_nli_dir, sha256_of
+from caplib.files import exclusive
 from caplib.nli import LABEL_ORDER
 from caplib.offline_nli.pairs import derive_pairs, identity_pairs, split_data
 from caplib.offline_nli.recipe import RECIPE_VERSION, Recipe, base_model_dir
@@ -172,20 +172,6 @@ def is_complete(path: Path) -> bool:
         and any(path.glob("model*.safetensors"))
 
 
-@contextlib.contextmanager
-def lock(path: Path) -> Iterator[None]:
-    """An exclusive lock file beside the artifact, so parallel notebooks train it once."""
-    import fcntl
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path.parent / f".{path.name}.lock", "w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
 def ensure_backbone(progress: bool = True, recipe: Recipe = Recipe(), force: bool = False) -> Path:
     """The backbone's directory (:func:`artifact_dir`), trained first if it is missing (about 10-15 min on 2 cores).
 
@@ -199,7 +185,7 @@ def ensure_backbone(progress: bool = True, recipe: Recipe = Recipe(), force: boo
     path = artifact_dir()
     if not force and is_complete(path):
         return path
-    with lock(path):
+    with exclusive(path):  # parallel notebooks train it once
         if not force and is_complete(path):
             return path
         staging = path.parent / f".{path.name}.building-{os.getpid()}"
