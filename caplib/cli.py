@@ -221,7 +221,7 @@ def _calibrate(args: argparse.Namespace) -> int:
 
 
 def _read_scores(args: argparse.Namespace, metrics: Sequence[str]) -> pd.DataFrame:
-    """The labelled rows of ``args.scores`` (``caplib.data.read_scored``), rows left out said on stderr."""
+    """The labelled rows of ``args.scores`` (``caplib.scored.read_scored``), rows left out said on stderr."""
     from caplib.scored import read_scored
 
     frame, unlabelled = read_scored(args.scores, args.label_column, metrics, splits=getattr(args, "splits", None),

@@ -37,7 +37,7 @@ from caplib import baselines
 from caplib.cache import cached_values
 from caplib.cap import CAPScorer
 from caplib.cap_decomposed import DecomposedCAPScorer
-from caplib.checkpoints import CheckpointNotAvailable
+from caplib.checkpoints import CheckpointNotAvailable, pick_device
 from caplib.distributed import BLOCK_ROWS, POSITION, map_blocks, ray_version
 from caplib.profiles import Profile, load_profile
 from caplib.runtime import Runtime
@@ -295,14 +295,14 @@ def _score_on_ray(job: ScoringJob, metrics: list[str], *, actors: int, address: 
     if job.cap_scorer is not None:
         raise ValueError("engine 'ray' builds one scorer per actor from the profile: pass no cap_scorer")
     version = ray_version()
-    devices = job.runtime.device or ("cuda" if _cuda_available() else "cpu")
+    device = pick_device(job.runtime.device)  # where every actor's models run: a GPU each when it is CUDA
     options = {"gold_column": job.gold_column, "regenerate_statements": job.regenerate_statements,
                "components": job.components, "runtime": job.runtime.replace(progress=False),
                "long_inputs": job.long_inputs}
     parts, reports = [], []
     for block in map_blocks(job.frame, BlockScorer, {"profile": job.profile, "metrics": metrics, "options": options},
                             actors=actors, block_rows=block_rows, address=address,
-                            num_gpus=1 if devices.startswith("cuda") else 0, progress=job.runtime.progress):
+                            num_gpus=1 if device.startswith("cuda") else 0, progress=job.runtime.progress):
         reports.append(json.loads(block[_REPORT].iloc[0]))
         parts.append(block.drop(columns=[_REPORT]))
     scores = pd.concat(parts).set_axis(job.frame.index)
@@ -322,9 +322,3 @@ def _score_on_ray(job: ScoringJob, metrics: list[str], *, actors: int, address: 
               "address": address or "local", "devices": sorted({report["device"] for report in reports}),
               "actor_processes": len({report["pid"] for report in reports})}
     return ScoredFrame(pd.concat([job.frame.drop(columns=replaced), scores], axis=1), metrics_report, replaced, engine)
-
-
-def _cuda_available() -> bool:
-    import torch
-
-    return bool(torch.cuda.is_available())
