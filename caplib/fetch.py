@@ -41,6 +41,7 @@ from caplib.checkpoints import resolve_checkpoint, sha256_of
 from caplib.checkpoints import fetch as fetch_checkpoint
 from caplib.data import OFFICIAL_URLS
 from caplib.datasets import STATEMENTS_SPLITS_FILE, ensure_statement_splits
+from caplib.files import download
 from caplib.lock import (Lock, LockedData, LockedModel, data_problems, directory_hashes, model_problems, read_lock,
                          write_lock)
 from caplib.profiles import Profile, is_hub_model, load_profile
@@ -120,29 +121,6 @@ def _probe(host: str) -> str | None:
                             r"SSLError|ProxyError|Connection refused)\b", str(error))
         return f"{type(error).__name__}" + (f", {causes[0]}" if causes else "")
     return None
-
-
-def _download(url: str, target: Path, progress: bool) -> None:
-    """``url`` to ``target`` through ``<target>.part`` (resumed with a Range request when a part is there)."""
-    import requests
-    from tqdm import tqdm
-
-    part = target.with_name(f"{target.name}.part")
-    start = part.stat().st_size if part.is_file() else 0
-    headers = {"Range": f"bytes={start}-"} if start else {}
-    with requests.get(url, headers=headers, stream=True, timeout=(_PROBE_TIMEOUT, 60)) as response:
-        if response.status_code == 416:  # the part is already complete
-            part.replace(target)
-            return
-        response.raise_for_status()
-        mode = "ab" if start and response.status_code == 206 else "wb"
-        size = int(response.headers.get("Content-Length", 0)) + (start if mode == "ab" else 0)
-        with open(part, mode) as handle, tqdm(total=size or None, initial=start if mode == "ab" else 0, unit="B",
-                                              unit_scale=True, desc=target.name, disable=not progress) as bar:
-            for block in response.iter_content(1 << 16):
-                handle.write(block)
-                bar.update(len(block))
-    part.replace(target)
 
 
 def _today() -> str:
@@ -323,7 +301,7 @@ def _fetch_data(item: Item, data_dir: Path, lock: Lock | None, update: bool, pro
     locked = None if lock is None or update else lock.data.get(item.name)
     data_dir.mkdir(parents=True, exist_ok=True)
     staged = target.with_name(f"{target.name}.new")
-    _download(item.source, staged, progress)
+    download(item.source, staged, progress, timeout=(_PROBE_TIMEOUT, 60))
     found = _locked_file(staged, item.source)
     if locked is not None and found.sha256 != locked.sha256:
         raise ValueError(f"{target}: the download from {item.source} has SHA-256 {found.sha256[:16]}..., not the "

@@ -1,5 +1,6 @@
-"""Writing a file so that no reader ever sees half of it: a temporary file beside it, then one rename; and an
-exclusive lock beside a file, so that concurrent processes (notebooks, Ray actors) build it once.
+"""Writing a file so that no reader ever sees half of it: a temporary file beside it, then one rename; an
+exclusive lock beside a file, so that concurrent processes (notebooks, Ray actors) build it once; and a resumable
+HTTP download (``<file>.part`` until complete), the one downloader of ``caplib fetch`` and of the packaged archives.
 
 Example:
     >>> import tempfile
@@ -17,7 +18,7 @@ import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-__all__ = ["exclusive", "write_atomically"]
+__all__ = ["download", "exclusive", "write_atomically"]
 
 
 def write_atomically(path: Path, write: Callable[[Path], object]) -> None:
@@ -47,3 +48,28 @@ def exclusive(path: Path) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def download(url: str, target: Path, progress: bool = True, timeout: tuple[float, float] = (10.0, 60.0)) -> None:
+    """``url`` to ``target`` through ``<target>.part`` (resumed with a Range request when a part is there); raises
+    ``requests.RequestException`` (an ``OSError``) when the server cannot be reached or answers with an error.
+    ``timeout``: (connect, read) seconds."""
+    import requests
+    from tqdm import tqdm
+
+    part = target.with_name(f"{target.name}.part")
+    start = part.stat().st_size if part.is_file() else 0
+    headers = {"Range": f"bytes={start}-"} if start else {}
+    with requests.get(url, headers=headers, stream=True, timeout=timeout) as response:
+        if response.status_code == 416:  # the part is already complete
+            part.replace(target)
+            return
+        response.raise_for_status()
+        mode = "ab" if start and response.status_code == 206 else "wb"
+        size = int(response.headers.get("Content-Length", 0)) + (start if mode == "ab" else 0)
+        with open(part, mode) as handle, tqdm(total=size or None, initial=start if mode == "ab" else 0, unit="B",
+                                              unit_scale=True, desc=target.name, disable=not progress) as bar:
+            for block in response.iter_content(1 << 16):
+                handle.write(block)
+                bar.update(len(block))
+    part.replace(target)

