@@ -1,6 +1,8 @@
 """``caplib fetch --profile paper``: download a profile's data and checkpoints once, and lock them.
 
-The one step of caplib that uses the network (besides :func:`caplib.checkpoints.fetch`, which it calls). For the
+The one step of caplib that uses the network for a profile's data and models (besides
+:func:`caplib.checkpoints.fetch`, which it calls; the offline backbone's one pinned archive is fetched by
+:func:`caplib.packaged_data.snli_archive`, through the same downloader, :func:`caplib.files.download`). For the
 paper profile it fetches
 
 * the three official CSVs (:data:`caplib.data.OFFICIAL_URLS`) into the profile's data directory
