@@ -336,8 +336,10 @@ def test_build_writes_a_manifest_and_a_loadable_model(tiny_base: Path, tmp_path:
     cb = (onli.NLIPair("Ice melts when heated.", "Ice is not heated.", "contradiction", "cb", "cb", "0"),
           onli.NLIPair("Ice melts when heated.", "Ice melts.", "entailment", "cb", "cb", "1"),
           onli.NLIPair("Ice melts when heated.", "Ice melts at sea level.", "contradiction", "cb", "cb", "2"))
-    data = onli.TrainingData(tuple(_items()), tuple(nli), {"cb": cb, "rte": rte}, ("What travels as a wave?",))
-    recipe = _recipe(tiny_base, max_derived_pairs=12)
+    snli = tuple(onli.NLIPair(f"Bees fly over field {i}.", "Bees fly.", label, "snli", "snli", str(i))
+                 for i, label in enumerate(("entailment", "neutral", "contradiction", "neutral")))
+    data = onli.TrainingData(tuple(_items()), tuple(nli), {"cb": cb, "rte": rte}, ("What travels as a wave?",), snli)
+    recipe = _recipe(tiny_base, max_derived_pairs=12, snli_pairs=3)
     manifest = onli.build(tmp_path / "model", recipe, data, progress=False)
     on_disk = json.loads((tmp_path / "model" / "manifest.json").read_text())
     assert on_disk == json.loads(json.dumps(manifest))
@@ -346,7 +348,10 @@ def test_build_writes_a_manifest_and_a_loadable_model(tiny_base: Path, tmp_path:
     assert manifest["sources"]["demo"]["items_leaked"] == 1 and manifest["reserved_questions"] == 1
     held = {e["premise_id"] for e in entries if onli.is_heldout("general", e["premise_id"][8:], recipe.seed, 0.3)}
     n_authored = 6 * len(entries) - 6 * len(held)  # 3 hypotheses x 2 directions per premise in training
-    assert manifest["pairs"]["train_total"] == 12 + n_authored + (len(entries) - len(held))  # + identity pairs
+    # derived, authored, identity pairs, and 3 SNLI pairs (one of each label)
+    assert manifest["pairs"]["train_total"] == 12 + n_authored + (len(entries) - len(held)) + 3
+    assert manifest["pairs"]["train"]["snli"] == {"contradiction": 1, "entailment": 1, "neutral": 1}
+    assert manifest["sources"]["snli"]["items_train"] == 3 and manifest["sources"]["snli"]["licence"].startswith("CC")
     assert manifest["pairs"]["train_total"] == manifest["training"]["pairs"]
     assert manifest["sources"]["authored"]["pairs_heldout"] == 6 * len(held)
     assert manifest["evaluation"]["rte"]["two_way"]["n"] == 2

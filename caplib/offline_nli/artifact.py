@@ -218,8 +218,9 @@ def ensure_backbone(progress: bool = True, recipe: Recipe = Recipe(), force: boo
 
 def heldout_figures() -> pd.DataFrame | None:
     """The backbone's held-out figures from its manifest: the authored corpus's held-out tenth, SuperGLUE CB,
-    GLUE RTE and SNLI's test split (never trained on), each beside its majority-class baseline, and the corpus's hypothesis-only artifact
-    check (``data/nli/stats.json``); one row each (pairs, accuracy, majority class). None before it is built.
+    GLUE RTE and SNLI's test split (never trained on), each beside its majority-class baseline, and the corpus's
+    hypothesis-only artifact check (``data/nli/stats.json``); one row each (pairs, accuracy, majority class). None
+    before it is built.
 
     Example:
         >>> figures = heldout_figures()  # doctest: +SKIP
