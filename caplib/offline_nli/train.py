@@ -26,7 +26,7 @@ from typing import Any
 from caplib.checkpoints import offline_nli_dir
 from caplib.nli import LABEL_ORDER, NLIScorer
 from caplib.offline_nli.recipe import Recipe, base_model_dir
-from caplib.offline_nli.sources import NOT_ENTAILMENT, NLIPair, load_nli_pairs
+from caplib.offline_nli.sources import NOT_ENTAILMENT, NLIPair, load_nli_pairs, load_snli_pairs
 from caplib.runtime import Runtime
 
 __all__ = ["HELDOUT_FILE", "evaluate", "partial_label_loss", "read_pairs", "train_model", "write_pairs"]
@@ -224,7 +224,8 @@ def evaluate(model_dir: Path | str | None = None, heldout: Sequence[NLIPair] | N
 
     ``model_dir`` defaults to the built backbone (:func:`caplib.offline_nli.artifact.artifact_dir`), ``heldout`` to
     the model's ``heldout_pairs.jsonl`` (the pairs of the held-out tenth of source items and authored premises,
-    never seen in training), ``checks`` to SuperGLUE CB and GLUE RTE validation (never trained on). Each result
+    never seen in training), ``checks`` to SuperGLUE CB and GLUE RTE validation and SNLI's test pairs (never
+    trained on). Each result
     has ``accuracy`` (3-way, over pairs with a full label), ``majority_baseline``, ``two_way`` (entailment vs.
     not: RTE's measure), ``by_kind`` and ``confusion``; ``heldout_by_source`` splits the held-out pairs by source.
 
@@ -236,7 +237,7 @@ def evaluate(model_dir: Path | str | None = None, heldout: Sequence[NLIPair] | N
     if heldout is None:
         heldout = read_pairs(model_dir / HELDOUT_FILE)
     if checks is None:
-        checks = load_nli_pairs()[1]
+        checks = {**load_nli_pairs()[1], "snli": load_snli_pairs()[1]}
     scorer = NLIScorer(model_dir, runtime=Runtime(device="cpu", cache=False, progress=progress))
     results: dict[str, Any] = {}
     probs: dict[str, Any] = {}

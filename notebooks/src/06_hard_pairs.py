@@ -223,7 +223,7 @@ if "cap" in run:
 # F-mean that weighs completeness $\beta$ times as much. When neither side splits ($m = n = 1$) the score is CAP
 # (Eq. 3) itself. $\beta = 2.25$ was chosen on the **validation split only**, by a rule fixed before looking: the
 # largest $\beta$ of the grid 1, 1.25, ..., 3 whose pairwise accuracy stays within 2 points of CAP's and whose
-# violations do not exceed CAP's (1.75 with the offline backbone's version 2, 2.25 with version 3) (`caplib.cap_decomposed`'s docstring has every variant tried; the minimum beat
+# violations do not exceed CAP's: 1.75 with the offline backbone's version 2, 2.25 with version 3 (`caplib.cap_decomposed`'s docstring has every variant tried; the minimum beat
 # the mean, and the paper's $\alpha$ weighting over units is CAP again on an insertion). Class means, x100, with the
 # share of rows that were decomposed (the rest are CAP's own score):
 
