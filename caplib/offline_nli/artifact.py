@@ -190,7 +190,7 @@ def is_complete(path: Path) -> bool:
 
 
 def ensure_backbone(progress: bool = True, recipe: Recipe = Recipe(), force: bool = False) -> Path:
-    """The backbone's directory (:func:`artifact_dir`), trained first if it is missing (about 9 min on 2 cores).
+    """The backbone's directory (:func:`artifact_dir`), trained first if it is missing (9-11 min on 2 cores).
 
     The recipe writes into a temporary sibling directory that is renamed into place when complete,
     under a lock file, so an interrupted or concurrent run never leaves a half-written model behind.
