@@ -10,9 +10,15 @@ Conventions of every loader here:
 
 * Cells are read as strings and never converted: an answer ``None`` or ``NA`` stays the string it is.
   Only empty or whitespace-only cells count as empty.
-* Nothing is dropped. A file that breaks the schema raises ``DataValidationError`` naming the file,
+* Nothing is dropped silently. A file that breaks the schema raises ``DataValidationError`` naming the file,
   the row (0-based data row, header excluded, i.e. the ``row_id``; the editor line is given beside it) and
-  the column, and saying what would fix it.
+  the column, and saying what would fix it. The one exception is the release's own shape: a CAP-Correctness row
+  without an answer (the official file has one, row 4306, which the authors drop when they load it and leave out
+  of their 7,826 evaluated test rows) is dropped with a :class:`DroppedRowsWarning` naming it, and listed in the
+  frame's ``attrs["dropped_rows"]`` (``{row_id: reason}``); the other rows keep their ``row_id``.
+* The release's spellings are read as they are: question types ``short_question``, ``sentence_to_complete``,
+  ``long_question_with_context``, ``blank_spaces_task``; CAP-Statements rows with an empty ``id`` (4,600 of the
+  official 11,000) get a stable one made from their content (:func:`content_id`).
 * Returned frames start with ``row_id`` (int), then the schema columns in schema order, then
   ``split`` when a split was given. Correctness labels are normalized with
   ``caplib.taxonomy.normalize_label``; a missing ``label_semantic_manual`` is NA (``.notna()`` selects
@@ -29,11 +35,13 @@ Example:
 from __future__ import annotations
 
 import csv
+import hashlib
 import http.client
 import io
 import json
 import re
 import urllib.request
+import warnings
 from pathlib import Path
 from types import MappingProxyType
 from typing import Callable, Iterable, Mapping, Sequence
@@ -76,7 +84,7 @@ OFFICIAL_URLS: Mapping[str, str] = MappingProxyType(
 )
 
 _CORRECTNESS_REQUIRED = ("question", "gold_answer", "answer", "hypothesis", "premise", "label_semantic")
-_STATEMENTS_REQUIRED = ("id", "question", "answer", "statement", "label_question_type")
+_STATEMENTS_REQUIRED = ("question", "answer", "statement", "label_question_type")
 LLM_ANSWERS_COLUMNS: tuple[str, ...] = ("question", "gold_answer", "answer", "model", "label_semantic")
 #: The splits of CAP-Correctness (``CAP-Correctness-splits.csv``): validation 1,000 rows, test 7,827.
 CORRECTNESS_SPLITS: tuple[str, ...] = ("validation", "test")
@@ -92,6 +100,7 @@ _QUESTION_TYPE_ALIASES = {
     "longcontext": "long-question",
     "blankspacetask": "blank-spaces-task",
     "blankspaces": "blank-spaces-task",
+    "longquestionwithcontext": "long-question",  # the official CAP-Statements.csv's spelling
 }
 _URL_TIMEOUT_S = 60
 #: The bundled samples (``data/sample/`` of a caplib checkout).
@@ -116,6 +125,11 @@ class DataValidationError(ValueError):
                  column: str | None = None) -> None:
         super().__init__(message)
         self.file, self.row, self.column = file, row, column
+
+
+class DroppedRowsWarning(UserWarning):
+    """Rows a loader left out, each for a reason the release itself gives (e.g. CAP-Correctness's row without an
+    answer); the frame lists them in ``attrs["dropped_rows"]``."""
 
 
 class _Table:
@@ -345,13 +359,18 @@ def _frame(table: _Table, columns: Sequence[str], split: pd.Series | None) -> pd
     return df
 
 
-def load_correctness(path_or_url: str | Path, splits: str | Path | None = None) -> pd.DataFrame:
+def load_correctness(path_or_url: str | Path, splits: str | Path | None = None, *,
+                     empty_answers: str = "drop") -> pd.DataFrame:
     """Load and validate CAP-Correctness (App. B.3), optionally with its ``row_id,split`` file.
+
+    A row with an empty ``answer`` is dropped with a :class:`DroppedRowsWarning` and listed in
+    ``attrs["dropped_rows"]`` (``empty_answers="drop"``, what the authors do with the release's row 4306), or
+    raises (``empty_answers="raise"``). Every other required cell must be filled.
 
     Example:
         >>> df = load_correctness("CAP-Correctness.csv", splits="CAP-Correctness-splits.csv")  # doctest: +SKIP
-        >>> df.shape, df.split.value_counts().to_dict()  # doctest: +SKIP
-        ((8827, 10), {'test': 7827, 'validation': 1000})
+        >>> df.shape, df.split.value_counts().to_dict(), df.attrs["dropped_rows"]  # doctest: +SKIP
+        ((8826, 10), {'test': 7826, 'validation': 1000}, {4306: 'no answer'})
 
     Raises:
         FileNotFoundError / ConnectionError: the file cannot be read (the message gives ``OFFICIAL_URLS``).
@@ -359,7 +378,12 @@ def load_correctness(path_or_url: str | Path, splits: str | Path | None = None) 
     """
     table = _read_table(path_or_url, "CAP-Correctness.csv")
     _check_columns(table, CORRECTNESS_COLUMNS)
-    _check_required(table, _CORRECTNESS_REQUIRED)
+    answerless = table.frame.index[_empty(table.frame["answer"])].tolist()
+    if answerless and empty_answers == "raise":
+        _check_required(table, ("answer",))
+    elif empty_answers not in ("drop", "raise"):
+        raise ValueError(f"empty_answers must be 'drop' or 'raise', got {empty_answers!r}")
+    _check_required(table, [column for column in _CORRECTNESS_REQUIRED if column != "answer"])
     table.frame["label_semantic"] = _normalize_column(table, "label_semantic", normalize_label, LABELS)
     table.frame["label_semantic_manual"] = _normalize_column(table, "label_semantic_manual", normalize_label,
                                                              LABELS, allow_empty=True)
@@ -367,7 +391,17 @@ def load_correctness(path_or_url: str | Path, splits: str | Path | None = None) 
     if splits is not None:
         split = _splits_for(table, "row_id", pd.Series(range(len(table.frame))), splits,
                             "CAP-Correctness-splits.csv", CORRECTNESS_SPLITS)
-    return _frame(table, CORRECTNESS_COLUMNS, split)
+    frame = _frame(table, CORRECTNESS_COLUMNS, split)
+    if not answerless:
+        return frame
+    dropped = {row: "no answer" for row in answerless}
+    shown = ", ".join(f"{row} (line {table.lines[row]})" for row in answerless[:5])
+    warnings.warn(f"{table.name}: dropped {len(answerless)} row(s) without an answer, row_id {shown}"
+                  f"{' ...' if len(answerless) > 5 else ''} (as the authors do; the others keep their row_id)",
+                  DroppedRowsWarning, stacklevel=2)
+    frame = frame.drop(index=answerless)
+    frame.attrs["dropped_rows"] = dropped
+    return frame
 
 
 def load_statements(path_or_url: str | Path, splits: str | Path | None = None) -> pd.DataFrame:
@@ -391,6 +425,9 @@ def load_statements(path_or_url: str | Path, splits: str | Path | None = None) -
     _check_columns(table, STATEMENTS_COLUMNS, optional=("split",))
     has_split_column = "split" in table.header
     _check_required(table, _STATEMENTS_REQUIRED + (("split",) if has_split_column else ()))
+    missing_ids = _empty(table.frame["id"])
+    if missing_ids.any():  # the release leaves 4,600 ids empty: give each a stable one, from its content
+        table.frame.loc[missing_ids, "id"] = _content_ids(table.frame[missing_ids])
     _check_unique(table, "id")
     table.frame["label_question_type"] = _normalize_column(table, "label_question_type", normalize_question_type,
                                                            QUESTION_TYPES)
@@ -403,6 +440,29 @@ def load_statements(path_or_url: str | Path, splits: str | Path | None = None) -
     elif splits is not None:
         split = _splits_for(table, "id", table.frame["id"], splits, "CAP-Statements.csv", _STATEMENTS_SPLITS)
     return _frame(table, STATEMENTS_COLUMNS, split)
+
+
+def content_id(question: str, answer: str, statement: str) -> str:
+    """A stable id for a CAP-Statements row that has none: ``sha-`` and 12 hex digits of the SHA-256 of its question,
+    answer and statement (so it does not depend on the row's position in the file).
+
+    Example:
+        >>> content_id("Capital of France?", "Paris", "The capital of France is Paris.")
+        'sha-c243a16c03e4'
+    """
+    digest = hashlib.sha256("\x1f".join((question, answer, statement)).encode("utf-8")).hexdigest()
+    return f"sha-{digest[:12]}"
+
+
+def _content_ids(rows: pd.DataFrame) -> list[str]:
+    """:func:`content_id` of each row; a repeated triple gets ``-2``, ``-3``, ... in file order."""
+    seen: dict[str, int] = {}
+    ids = []
+    for question, answer, statement in zip(rows["question"], rows["answer"], rows["statement"]):
+        base = content_id(question, answer, statement)
+        seen[base] = seen.get(base, 0) + 1
+        ids.append(base if seen[base] == 1 else f"{base}-{seen[base]}")
+    return ids
 
 
 def load_llm_answers(path_or_url: str | Path) -> pd.DataFrame:

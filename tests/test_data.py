@@ -19,7 +19,9 @@ from caplib.data import (
     QUESTION_TYPES,
     STATEMENTS_COLUMNS,
     DataValidationError,
+    DroppedRowsWarning,
     apply_cleaning_rules,
+    content_id,
     load_correctness,
     load_llm_answers,
     load_sample,
@@ -137,7 +139,6 @@ def assert_located(err: pytest.ExceptionInfo, file: Path, row: int | None, colum
     (2, "label_semantic", "great", "unknown value 'great'"),
     (4, "label_semantic_manual", "mostly right", "unknown value 'mostly right'"),
     (1, "label_semantic", "   ", "empty cell"),
-    (3, "answer", "", "empty cell"),
     (0, "premise", " \t", "empty cell"),
     (4, "hypothesis", "", "empty cell"),
     (2, "question", "", "empty cell"),
@@ -233,7 +234,6 @@ def test_correctness_splits_file_needs_exact_columns(tmp_path):
     (2, "id", "s1", "duplicate value 's1'"),
     (1, "label_question_type", "essay", "unknown value 'essay'"),
     (3, "statement", " ", "empty cell"),
-    (0, "id", "", "empty cell"),
     (2, "label_question_type", "", "empty cell"),
 ])
 def test_statements_cell_errors(tmp_path, row, column, value, pattern):
@@ -465,6 +465,37 @@ def test_a_parquet_file_is_read_as_its_csv_is(tmp_path):
     from_parquet, gold_parquet = load_scoring_input(parquet_path)
     pd.testing.assert_frame_equal(from_parquet, from_csv)
     assert gold_parquet == gold_csv == "gold_answer" and from_parquet.loc[3, "answer"] == "None"
-    rows.assign(answer=[""] + list(rows["answer"][1:])).to_parquet(parquet_path, index=False)
+    rows.assign(question=[""] + list(rows["question"][1:])).to_parquet(parquet_path, index=False)
     with pytest.raises(ValueError, match=r"rows.parquet, row 0 \(line 2\)"):
-        load_scoring_input(parquet_path)  # an empty answer, named by row as in a CSV
+        load_scoring_input(parquet_path)  # an empty question, named by row as in a CSV
+
+
+def test_a_row_without_an_answer_is_dropped_with_a_note(tmp_path):
+    path = mutated(tmp_path, CORRECTNESS, 3, "answer", "")
+    with pytest.warns(DroppedRowsWarning, match=r"dropped 1 row\(s\) without an answer, row_id 3 \(line"):
+        df = load_correctness(path)
+    full = load_correctness(CORRECTNESS)
+    assert df.attrs["dropped_rows"] == {3: "no answer"}
+    assert 3 not in set(df.row_id) and len(df) == len(full) - 1
+    assert df.row_id.tolist() == [r for r in full.row_id if r != 3]  # the others keep their row_id
+    with pytest.raises(DataValidationError, match="empty cell") as err:
+        load_correctness(path, empty_answers="raise")
+    assert_located(err, path, 3, "answer")
+
+
+def test_statements_rows_without_an_id_get_a_stable_one_from_their_content(tmp_path):
+    path = mutated(tmp_path, STATEMENTS, 0, "id", "")
+    first = load_statements(path)
+    header, rows = read_rows(path)
+    moved = write_rows(tmp_path / "moved.csv", header, rows[1:] + rows[:1])  # the same row, last
+    assert first.id[0] == load_statements(moved).id.iloc[-1] == content_id(*first.loc[0, ["question", "answer",
+                                                                                          "statement"]])
+    assert first.id[0].startswith("sha-") and first.id[1:].tolist() == load_statements(STATEMENTS).id[1:].tolist()
+
+
+@pytest.mark.parametrize("spelling, canonical", [("short_question", "short-question"),
+                                                 ("sentence_to_complete", "sentence-to-complete"),
+                                                 ("long_question_with_context", "long-question"),
+                                                 ("blank_spaces_task", "blank-spaces-task")])
+def test_the_release_question_type_spellings(spelling, canonical):
+    assert normalize_question_type(spelling) == canonical
