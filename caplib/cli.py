@@ -32,9 +32,11 @@
     metrics) of the difference in Spearman, pairwise accuracy and the hard-pair accuracies, with CI and ``p-value``,
     and an approximate randomization test (``caplib.evaluation.paired_bootstrap``, ``paired_randomization``).
 
-``caplib fetch [--profile paper] [--update] [--dry-run]``
-    Download the profile's official CSVs and Hub checkpoints once and lock them (``caplib.fetch``): the one
-    command of caplib that uses the network. Exit status 2 when any item fails, one line per item saying why.
+``caplib fetch [--profile paper|released] [--mirror DIR] [--update] [--dry-run]``
+    Download the profile's official files (the authors' release) and Hub checkpoints once and lock them
+    (``caplib.fetch``): the one command of caplib that uses the network; ``--mirror DIR`` (or ``$CAPLIB_MIRROR``)
+    copies the release's files from a local folder with the upstream layout instead. Exit status 2 when any item
+    fails, one line per item saying why.
 
 ``caplib cache clear|path``
     Empty the on-disk cache of model outputs (``caplib.cache``), or print where it is.
@@ -309,7 +311,7 @@ def _fetch(args: argparse.Namespace) -> int:
     from caplib.fetch import fetch_profile
 
     result = fetch_profile(args.profile, update=args.update, dry_run=args.dry_run,
-                           progress=not args.no_progress and sys.stderr.isatty())
+                           progress=not args.no_progress and sys.stderr.isatty(), mirror=args.mirror)
     return 2 if result.failures else 0
 
 
@@ -424,7 +426,10 @@ def _parser() -> argparse.ArgumentParser:
     compare.set_defaults(func=_compare)
 
     fetch = commands.add_parser("fetch", help="download a profile's data and checkpoints once and lock them")
-    fetch.add_argument("--profile", default="paper", help="paper (default) or a profile YAML file")
+    fetch.add_argument("--profile", default="paper", help="paper (default), released or a profile YAML file")
+    fetch.add_argument("--mirror", default=None, metavar="DIR",
+                       help="copy the release's files from DIR (the upstream layout: data/..., docs/data/...) instead "
+                            "of downloading them; default $CAPLIB_MIRROR")
     fetch.add_argument("--update", action="store_true", help="re-resolve every revision and write the lock anew")
     fetch.add_argument("--dry-run", action="store_true", help="list what would be fetched; no network")
     fetch.add_argument("--no-progress", action="store_true", help="no progress bars")

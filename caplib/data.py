@@ -48,6 +48,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 
 import pandas as pd
 
+from caplib.release import CSV_FILES, RELEASE_FILES
 from caplib.taxonomy import LABELS, normalize_label
 from caplib.text import normalize_text
 
@@ -73,15 +74,9 @@ STATEMENTS_COLUMNS: tuple[str, ...] = (
 #: The four question types of Tab. 9.
 QUESTION_TYPES: tuple[str, ...] = ("short-question", "sentence-to-complete", "long-question", "blank-spaces-task")
 
-_REPO = "https://raw.githubusercontent.com/ElitsaY/EMNLP-2026-How-Correct-Is-Your-Answer-/main/data"
-#: Where the released files live (poster, "Reusable resources").
+#: Where the released CSVs live: the authors' repository at the pinned commits (:mod:`caplib.release`).
 OFFICIAL_URLS: Mapping[str, str] = MappingProxyType(
-    {
-        "CAP-Correctness.csv": f"{_REPO}/CAP-Correctness.csv",
-        "CAP-Correctness-splits.csv": f"{_REPO}/CAP-Correctness-splits.csv",
-        "CAP-Statements.csv": f"{_REPO}/CAP-Statements.csv",
-    }
-)
+    {file.name: file.upstream_url for file in RELEASE_FILES if file.name in CSV_FILES})
 
 _CORRECTNESS_REQUIRED = ("question", "gold_answer", "answer", "hypothesis", "premise", "label_semantic")
 _STATEMENTS_REQUIRED = ("question", "answer", "statement", "label_question_type")

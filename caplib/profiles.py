@@ -19,6 +19,12 @@ Schema (every key required, no others)::
                 (batch_size: the rows of every NLI forward pass, a fixed tile, :mod:`caplib.batching`)
     statements: {model: str | null, base_model: str | null, base_revision: str | null}
     baselines:  {<metric of caplib.baselines.METRICS>: {option: value, ...}, ...}
+    scores:     <the release's scores.json>    (optional: a profile of released scores, below)
+
+**Released scores.** A profile with ``scores`` (``released``) runs no model: CAP, BLEU, ROUGE-L, METEOR and
+BERTScore of the release's rows are the authors' own per-row values (:mod:`caplib.release`), CAP's components
+recomputed from their NLI probabilities with the profile's ``alpha`` and ``lam``; its ``nli``, ``statements`` and
+``baselines`` sections say which models produced them (App. C.2 and the authors' configuration).
 
 **Paths.** A model or data value that starts with ``./``, ``../``, ``/`` or ``~`` is a local path; a relative one
 is read against the profile file's directory, never against the working directory (chapters run in
@@ -62,6 +68,8 @@ _SCHEMA: Mapping[str, tuple[str, ...]] = {
     "statements": ("model", "base_model", "base_revision"),
 }
 _TOP = ("name", "description", "data", *_SCHEMA, "baselines")
+#: Keys a profile may have besides ``_TOP``.
+_OPTIONAL = ("scores",)
 #: The ``data`` value of a profile that reads the bundled sample (:func:`caplib.data.load_sample`).
 SAMPLE_DATA = "sample"
 
@@ -90,6 +98,7 @@ class Profile:
     source: Path
     data_dir: Path | None = None  # the official CSVs' directory; None: the bundled sample
     lock: Lock | None = None
+    scores_file: Path | None = None  # the release's scores.json: every score of a released metric comes from it
 
     @property
     def statement_dir(self) -> Path | None:
@@ -242,10 +251,10 @@ def load_profile(name_or_path: str | os.PathLike[str] | Profile, *, locked: bool
         raise ProfileError(f"{source}: not valid YAML ({exc})") from exc
     if not isinstance(data, Mapping):
         raise ProfileError(f"{source}: a profile is a YAML mapping with the keys {list(_TOP)}")
-    missing, unknown = [k for k in _TOP if k not in data], [k for k in data if k not in _TOP]
+    missing, unknown = [k for k in _TOP if k not in data], [k for k in data if k not in (*_TOP, *_OPTIONAL)]
     if missing or unknown:
-        raise ProfileError(f"{source}: a profile has exactly the keys {list(_TOP)}; missing {missing}, "
-                           f"unknown {unknown}")
+        raise ProfileError(f"{source}: a profile has exactly the keys {list(_TOP)} (optionally {list(_OPTIONAL)}); "
+                           f"missing {missing}, unknown {unknown}")
     cap, nli, statements = (_section(data, key, source) for key in ("cap", "nli", "statements"))
     baselines = _section(data, "baselines", source)
     from caplib.baselines import METRICS
@@ -267,6 +276,10 @@ def load_profile(name_or_path: str | os.PathLike[str] | Profile, *, locked: bool
     if data_value != SAMPLE_DATA and not is_local_path(data_value):
         raise ProfileError(f"{source}: data must be {SAMPLE_DATA!r} or a directory path starting with ./, ../, / or ~ "
                            f"(read against the profile's directory), got {data_value!r}")
+    scores = data.get("scores")
+    if scores is not None and not is_local_path(_typed(scores, str, "scores", source)):
+        raise ProfileError(f"{source}: scores must be a file path starting with ./, ../, / or ~ (read against the "
+                           f"profile's directory), got {scores!r}")
     lock = read_lock(lock_path(source)) if locked else None
     nli_model = _path_value(_typed(nli["model"], str, "nli.model", source), source)
     base_model = _path_value(_optional_str(statements["base_model"], "statements.base_model", source), source)
@@ -291,4 +304,5 @@ def load_profile(name_or_path: str | os.PathLike[str] | Profile, *, locked: bool
         source=source,
         data_dir=None if data_value == SAMPLE_DATA else Path(_path_value(data_value, source) or ""),
         lock=lock,
+        scores_file=None if scores is None else Path(_path_value(scores, source) or ""),
     )

@@ -35,9 +35,11 @@ import pandas as pd
 
 from caplib import baselines
 from caplib.cache import cached_values
-from caplib.cap import CAPScorer
+from caplib import release
+from caplib.cap import COMPONENT_COLUMNS, PAPER_ALPHA, PAPER_LAM, PROBABILITY_COMPONENTS, CAPScorer, cap
+from caplib.cap import directional_score
 from caplib.cap_decomposed import DecomposedCAPScorer
-from caplib.checkpoints import CheckpointNotAvailable, pick_device
+from caplib.checkpoints import CheckpointNotAvailable, pick_device, sha256_of
 from caplib.distributed import BLOCK_ROWS, POSITION, map_blocks, ray_version
 from caplib.profiles import Profile, load_profile
 from caplib.runtime import Runtime
@@ -191,6 +193,73 @@ def _score_baseline(metric: str, job: ScoringJob) -> tuple[pd.DataFrame | None, 
     return scores.to_frame(), {"status": "scored", "signature": signature}
 
 
+def _released_signature(metric: str, profile: Profile) -> Signature:
+    """``<metric>|released:<repository>@<commit>|sha256:<scores.json>|...``: where the authors' values come from and,
+    for CAP, which backbone and weights (the profile's)."""
+    assert profile.scores_file is not None
+    file = release.release_file("scores.json")
+    fields: list[tuple[str, str]] = [("released", f"{release.REPOSITORY}@{file.commit[:7]}"),
+                                     ("sha256", sha256_of([profile.scores_file])[:12])]
+    if metric == "cap":
+        fields += [("nli", profile.nli_model), ("rev", (profile.nli_revision or "unpinned")[:7]),
+                   ("alpha", f"{profile.alpha:g}"), ("lam", f"{profile.lam:g}")]
+    elif metric == "bertscore":
+        fields.append(("model", str(profile.metric_options(metric).get("model"))))
+    return Signature(metric, tuple(fields))
+
+
+def _released_rows(job: ScoringJob) -> pd.DataFrame:
+    """The release's scores of the job's rows, in the job's row order, checked to be the same rows (row_id, and the
+    label where the rows carry one)."""
+    assert job.profile.scores_file is not None
+    scores = release.load_scores(job.profile.scores_file).set_index("row_id")
+    frame = job.frame
+    if "row_id" not in frame.columns:
+        raise ValueError(f"profile {job.profile.name!r} reads the release's scores by row_id: the rows need the "
+                         f"row_id column of CAP-Correctness.csv (load them with caplib.data.load_correctness)")
+    ids = pd.to_numeric(frame["row_id"], errors="coerce")
+    absent = frame.index[~ids.isin(scores.index)].tolist()
+    if absent:
+        raise ValueError(f"{len(absent)} row(s) have no released score (first row_id {frame.loc[absent[0], 'row_id']!r}"
+                         f"); profile {job.profile.name!r} scores only the release's own rows")
+    rows = scores.loc[ids.astype(int)].set_index(frame.index)
+    if "label_semantic" in frame.columns:
+        different = frame.index[frame["label_semantic"].to_numpy() != rows["label"].to_numpy()].tolist()
+        if different:
+            row = different[0]
+            raise ValueError(f"row_id {frame.loc[row, 'row_id']}: label {frame.loc[row, 'label_semantic']!r} here but "
+                             f"{rows.loc[row, 'label']!r} in the release's scores.json: these are not the release's "
+                             f"rows ({len(different)} differ)")
+    return rows
+
+
+def _score_released(metric: str, job: ScoringJob) -> tuple[pd.DataFrame | None, dict[str, Any]]:
+    """A metric of a profile of released scores: the authors' per-row values (:mod:`caplib.release`), never a model.
+    CAP comes with its components, D(g->p) and D(p->g) from the released probabilities with the profile's lam (and
+    CAP itself recomputed when alpha or lam differ from the authors')."""
+    if metric not in release.SCORE_METRICS:
+        reason = ("the release has no COMET column" if metric == "comet" else
+                  f"profile {job.profile.name!r} runs no model, and the release has no {metric} scores")
+        return None, {"status": "skipped", "reason": reason, "signature": None}
+    try:
+        rows = _released_rows(job)
+    except FileNotFoundError as error:
+        return None, {"status": "skipped", "reason": str(error), "signature": None}
+    entry = {"status": "scored", "signature": _released_signature(metric, job.profile),
+             "source": f"{job.profile.scores_file}"}
+    if metric != "cap":
+        return rows[[metric]].astype(float), entry
+    probabilities = rows[list(release.PROBABILITY_KEYS)].to_numpy(dtype=float)
+    forward, backward = probabilities[:, :3], probabilities[:, 3:]
+    alpha, lam = job.profile.alpha, job.profile.lam
+    same = (alpha, lam) == (PAPER_ALPHA, PAPER_LAM)
+    parts = pd.DataFrame({"cap": rows["cap"].to_numpy(dtype=float) if same else cap(forward, backward, alpha, lam),
+                          "cap_d_forward": directional_score(forward, lam),
+                          "cap_d_backward": directional_score(backward, lam),
+                          **dict(zip(PROBABILITY_COMPONENTS, probabilities.T))}, index=job.frame.index)
+    return (parts[list(COMPONENT_COLUMNS)] if job.components else parts[["cap"]]), entry
+
+
 #: Every metric a profile can score: the paper's, in the order of its tables (CAP first), then decomposed CAP.
 SCORERS: Mapping[str, FrameScorer] = MappingProxyType(
     {"cap": _score_cap, **{metric: functools.partial(_score_baseline, metric) for metric in baselines.METRICS},
@@ -246,8 +315,11 @@ def score_frame(
         raise ValueError(f"engine must be 'local' or 'ray' (address only with ray), got {engine!r}")
     parts: list[pd.DataFrame] = []
     report: dict[str, dict[str, Any]] = {}
+    released = job.profile.scores_file is not None
     for metric in dict.fromkeys(metrics):
-        columns, report[metric] = SCORERS[metric](job)
+        scorer = functools.partial(_score_released, metric) if released and metric not in ("em", "acc") else \
+            SCORERS[metric]
+        columns, report[metric] = scorer(job)
         if columns is not None:
             parts.append(columns)
     new = [name for part in parts for name in part.columns]
