@@ -539,15 +539,20 @@ def beside_paper(number: int | pd.DataFrame, this_run: pd.DataFrame | None,
 
 def cap_scorer(profile: str | Profile, runtime: Runtime | None = None,
                **overrides: Any) -> tuple[CAPScorer | None, str | None]:
-    """:meth:`caplib.cap.CAPScorer.from_profile`, or ``(None, reason)`` when a checkpoint is not on this machine.
+    """:meth:`caplib.cap.CAPScorer.from_profile`, or ``(None, reason)`` when a checkpoint is not on this machine or
+    the profile runs no model (released scores: its CAP comes from :func:`caplib.scoring.score_frame` all the same).
 
     Example:
         >>> scorer, missing = cap_scorer("offline", Runtime(device="cpu"), alpha=0.5)  # doctest: +SKIP
         >>> scorer.alpha, missing  # doctest: +SKIP
         (0.5, None)
     """
+    settings = load_profile(profile)
+    if settings.scores_file is not None:
+        return None, (f"profile {settings.name!r} runs no model: its CAP is the authors' released per-row values "
+                      f"({settings.scores_file.name}), so what needs the NLI model itself is skipped")
     try:
-        return CAPScorer.from_profile(profile, runtime, **overrides), None
+        return CAPScorer.from_profile(settings, runtime, **overrides), None
     except CheckpointNotAvailable as error:
         return None, str(error)
 

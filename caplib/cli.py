@@ -239,7 +239,9 @@ def _evaluate(args: argparse.Namespace) -> int:
     _check_input(args.scores)
     if args.bootstrap < 0:
         raise ValueError(f"--bootstrap must be 0 (no intervals) or a number of resamples, got {args.bootstrap}")
-    header = pd.read_csv(args.scores, nrows=0).columns
+    from caplib.scored import scored_columns
+
+    header = scored_columns(args.scores)
     metrics = ([name.strip() for name in args.metrics.split(",") if name.strip()] if args.metrics
                else [name for name in SCORERS if name in header])
     frame = _read_scores(args, metrics)  # the label column is checked first
@@ -398,8 +400,10 @@ def _parser() -> argparse.ArgumentParser:
     calibrate.set_defaults(func=_calibrate)
 
     evaluate = commands.add_parser("evaluate", help="monotonicity protocol report of a scored CSV")
-    evaluate.add_argument("scores", help="CSV written by `caplib score`")
+    evaluate.add_argument("scores", help="CSV written by `caplib score`, or the release's scores.json")
     evaluate.add_argument("--label-column", default="label_semantic", help="taxonomy labels (default label_semantic)")
+    evaluate.add_argument("--splits", default=None, help="row_id,split CSV (default: the file's own split column)")
+    evaluate.add_argument("--split", default=None, help="evaluate this split only, e.g. test (default: all rows)")
     evaluate.add_argument("--metrics", default=None, help="comma-separated score columns (default: all found)")
     evaluate.add_argument("--bootstrap", type=int, default=0, help="bootstrap resamples for CIs (paper: 10000)")
     evaluate.add_argument("--seed", type=int, default=0, help="bootstrap seed")
@@ -409,7 +413,7 @@ def _parser() -> argparse.ArgumentParser:
     evaluate.set_defaults(func=_evaluate)
 
     compare = commands.add_parser("compare", help="paired significance tests of two metrics on a scored CSV")
-    compare.add_argument("scores", help="CSV written by `caplib score`")
+    compare.add_argument("scores", help="CSV written by `caplib score`, or the release's scores.json")
     compare.add_argument("--metrics", required=True, help="the two score columns, e.g. cap,bertscore (a - b)")
     compare.add_argument("--label-column", default="label_semantic", help="taxonomy labels (default label_semantic)")
     compare.add_argument("--splits", default=None, help="row_id,split CSV (default: the file's own split column)")

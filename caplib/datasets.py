@@ -3,8 +3,8 @@
 :func:`load_dataset` is what chapters and scripts call: a profile with ``data: sample`` (offline) reads the bundled
 sample (:func:`caplib.data.load_sample`); one with a data directory (paper: ``data/official/``, filled by
 ``caplib fetch``) reads the official CSVs there with their splits. The paper names CAP-Statements splits but
-publishes no split file, so :func:`ensure_statement_splits` writes a seeded one with the paper's proportions
-(:func:`statement_splits`) beside the data. Parsing and validating a file is :mod:`caplib.data`'s.
+publishes no split file, so :func:`ensure_statement_splits` writes one beside the data, drawn as the authors draw
+theirs (:func:`statement_splits`: 20 % held out and halved, stratified by language, seed 42). Parsing and validating a file is :mod:`caplib.data`'s.
 
 Example:
     >>> len(load_dataset("cap_correctness", "offline"))
@@ -21,9 +21,9 @@ import pandas as pd
 
 from caplib.data import OFFICIAL_URLS, SAMPLE_DIR, load_correctness, load_sample, load_statements
 from caplib.files import write_atomically
-from caplib.profiles import load_profile
+from caplib.profiles import available_profiles, load_profile
 
-__all__ = ["OFFICIAL_DIR", "PAPER_STATEMENT_SPLITS", "STATEMENTS_SPLITS_FILE", "ensure_statement_splits",
+__all__ = ["OFFICIAL_DIR", "PAPER_STATEMENT_SPLITS", "STATEMENT_SPLIT_SEED", "STATEMENTS_SPLITS_FILE", "ensure_statement_splits",
            "load_dataset", "load_dataset_or_reason", "statement_splits"]
 
 #: Where the paper profile's official files go (``data: ../../data/official`` in ``caplib/profiles/paper.yaml``).
@@ -37,50 +37,41 @@ _OFFICIAL_FILES: Mapping[str, tuple[str, str | None]] = MappingProxyType(
 )
 #: CAP-Statements split sizes of the paper (Tab. 1: 80 / 10 / 10 of 11,000).
 PAPER_STATEMENT_SPLITS: Mapping[str, int] = MappingProxyType({"train": 8800, "validation": 1100, "test": 1100})
+#: The seed of the authors' CAP-Statements split (their configs/default.yaml).
+STATEMENT_SPLIT_SEED = 42
 
 
-def statement_splits(frame: pd.DataFrame, seed: int = 0) -> pd.Series:
-    """A deterministic, seeded train / validation / test split of CAP-Statements with the paper's proportions.
+def statement_splits(frame: pd.DataFrame, seed: int = STATEMENT_SPLIT_SEED, holdout: float = 0.2,
+                     stratify: str = "language") -> pd.Series:
+    """The train / validation / test split of CAP-Statements as the authors describe it (their configuration: 20 %
+    held out, the held-out part halved into validation and test, stratified by ``language``, seed 42).
 
-    The paper names train / dev / test splits of 8,800 / 1,100 / 1,100 (Tab. 1) but publishes no split file, so
-    when the official CSV has neither a ``split`` column nor a splits file caplib draws one: the sizes scale with
-    the number of rows (exactly the paper's for 11,000 rows), and every question type (Tab. 9) is split in the
-    same proportions (stratified; largest remainders give each split its exact total). Rows are ordered by ``id``
-    before drawing, so the split depends on the content, not the file's row order.
+    Drawn with scikit-learn's ``train_test_split`` over the rows in file order, as the authors do: first
+    ``test_size=holdout``, then the held-out rows with ``test_size=0.5``, both with ``random_state=seed`` and
+    stratified by the ``stratify`` column (in the official file every row's language is English, so the
+    stratification changes nothing but the random stream). On the official 11,000 rows: 8,800 / 1,100 / 1,100 (Tab. 1).
+    A frame without the ``stratify`` column (the bundled sample has one) is split without stratification.
 
     Example:
-        >>> rows = pd.DataFrame({"id": [str(i) for i in range(20)], "label_question_type": ["short-question"] * 20})
+        >>> rows = pd.DataFrame({"id": [str(i) for i in range(20)], "language": ["English"] * 20})
         >>> statement_splits(rows).value_counts().sort_index().to_dict()
         {'test': 2, 'train': 16, 'validation': 2}
     """
-    import numpy as np
+    from sklearn.model_selection import train_test_split
 
-    total = sum(PAPER_STATEMENT_SPLITS.values())
-    targets = {name: round(len(frame) * size / total) for name, size in PAPER_STATEMENT_SPLITS.items()
-               if name != "train"}
-    types = sorted(frame["label_question_type"].unique())
-    sizes = {kind: int((frame["label_question_type"] == kind).sum()) for kind in types}
-    quota = {kind: {} for kind in types}
-    for name, target in targets.items():
-        exact = {kind: sizes[kind] * target / len(frame) for kind in types}
-        floors = {kind: int(exact[kind]) for kind in types}
-        for kind in sorted(types, key=lambda k: (floors[k] - exact[k], k))[:target - sum(floors.values())]:
-            floors[kind] += 1
-        for kind in types:
-            quota[kind][name] = floors[kind]
-    rng = np.random.default_rng(seed)
-    split = pd.Series("train", index=frame.index, dtype="str")
-    for kind in types:
-        rows = frame.index[frame["label_question_type"] == kind]
-        ordered = rows[np.argsort(frame.loc[rows, "id"].to_numpy(), kind="stable")]
-        shuffled = ordered[rng.permutation(len(ordered))]
-        test, validation = quota[kind]["test"], quota[kind]["validation"]
-        split[shuffled[:test]] = "test"
-        split[shuffled[test:test + validation]] = "validation"
-    return split
+    def strata(rows: pd.DataFrame) -> pd.Series | None:
+        return rows[stratify].str.strip() if stratify in rows.columns else None
+
+    positions = frame.reset_index(drop=True)
+    train, held_out = train_test_split(positions, test_size=holdout, random_state=seed, stratify=strata(positions))
+    validation, test = train_test_split(held_out, test_size=0.5, random_state=seed, stratify=strata(held_out))
+    split = pd.Series("train", index=positions.index, dtype="str")
+    split[validation.index] = "validation"
+    split[test.index] = "test"
+    return split.set_axis(frame.index)
 
 
-def ensure_statement_splits(data_dir: str | Path, seed: int = 0) -> Path | None:
+def ensure_statement_splits(data_dir: str | Path, seed: int = STATEMENT_SPLIT_SEED) -> Path | None:
     """Write ``CAP-Statements-splits.csv`` (``id,split``, :func:`statement_splits`) beside the official
     CAP-Statements when the CSV has no ``split`` column and no splits file is there; returns the splits file, or
     None when the CSV carries its own split column.
@@ -127,7 +118,7 @@ def load_dataset(name: str, profile: object = "offline", path: str | Path | None
     file, splits_file = _OFFICIAL_FILES[name]
     source = settings.data_dir / file
     if not source.is_file():
-        named = profile if isinstance(profile, str) and profile in ("paper", "offline") else settings.source
+        named = profile if isinstance(profile, str) and profile in available_profiles() else settings.source
         raise FileNotFoundError(f"{source} not found: run `caplib fetch --profile {named}` (it downloads "
                                 f"{OFFICIAL_URLS[file]} and the other official files into {settings.data_dir})")
     if splits is None and name == "cap_statements":

@@ -297,8 +297,8 @@ def fetch_profile(profile: str | os.PathLike[str] | Profile, *, update: bool = F
     return FetchResult(lines, failures, new_lock)
 
 
-_SPLIT_NOTE = ("caplib.datasets.statement_splits(seed=0): the paper's 8,800/1,100/1,100 proportions, stratified by "
-               "question type")
+_SPLIT_NOTE = ("caplib.datasets.statement_splits(seed=42): the authors' recipe, 20 % held out and halved into "
+               "validation and test, stratified by language")
 
 
 def _locked_file(path: Path, url: str | None, generated: str | None = None) -> LockedData:

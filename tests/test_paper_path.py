@@ -179,18 +179,18 @@ def test_fetch_dry_run_lists_every_item_and_touches_nothing(tmp_path):
 # ----------------------------------------------------------------------------------------------- splits
 
 
-def test_statement_splits_have_the_papers_sizes_stratified_and_seeded():
-    kinds = data.QUESTION_TYPES
-    rows = pd.DataFrame({"id": [f"s{i:05d}" for i in range(11000)],
-                         "label_question_type": [kinds[i % 7 % 4] for i in range(11000)]})
+def test_statement_splits_follow_the_authors_recipe_sizes_strata_and_seed():
+    languages = ["English"] * 8000 + ["German"] * 3000
+    rows = pd.DataFrame({"id": [f"s{i:05d}" for i in range(11000)], "language": languages})
     split = datasets.statement_splits(rows)
-    assert split.value_counts().to_dict() == {"train": 8800, "validation": 1100, "test": 1100}
-    for kind in kinds:  # every question type split in the same proportions (within one row of the exact share)
-        part = split[rows["label_question_type"] == kind].value_counts()
-        assert abs(part["test"] - len(split[rows["label_question_type"] == kind]) / 10) <= 1
-    shuffled = rows.sample(frac=1.0, random_state=3)
-    assert datasets.statement_splits(shuffled).sort_index().equals(split)  # the file's row order does not matter
+    assert split.value_counts().to_dict() == {"train": 8800, "validation": 1100, "test": 1100}  # Tab. 1
+    for language, size in (("English", 8000), ("German", 3000)):  # stratified: 20 % of each held out, then halved
+        part = split[rows["language"] == language].value_counts()
+        assert part["train"] == size * 0.8 and abs(part["test"] - size / 10) <= 1
+    assert datasets.statement_splits(rows).equals(split)  # seeded
     assert not datasets.statement_splits(rows, seed=1).equals(split)
+    unstratified = datasets.statement_splits(rows.drop(columns="language"))
+    assert unstratified.value_counts().to_dict() == split.value_counts().to_dict()
 
 
 def test_ensure_statement_splits_writes_once_and_loading_uses_it(tmp_path):

@@ -34,7 +34,8 @@ from caplib.evaluation.measures import hard_pair_accuracy, pair_name, pairwise_a
 from caplib.signature import Signature
 from caplib.taxonomy import HARD_PAIRS, LABELS, SEVERITY, STRICT_PAIRS
 
-__all__ = ["BATCHED_STATISTICS", "PAIRED_STATISTICS", "bootstrap_ci", "paired_bootstrap", "paired_randomization"]
+__all__ = ["BATCHED_STATISTICS", "PAIRED_STATISTICS", "bootstrap_ci", "bootstrap_replicates", "paired_bootstrap",
+           "paired_randomization"]
 
 Statistic = Callable[[np.ndarray, np.ndarray], float]
 Block = TypeVar("Block")
@@ -258,6 +259,64 @@ def bootstrap_ci(
         raise _undefined(samples, name, n_resamples)
     low, high = np.percentile(samples, [50 * (1 - confidence), 50 * (1 + confidence)])
     return float(point), float(low), float(high)
+
+
+def _class_pair_replicates(ranking: _Ranking, values: np.ndarray, weights: np.ndarray,
+                           upto: dict[tuple[int, int], np.ndarray]) -> dict[str, np.ndarray]:
+    """Per weighting (row of ``weights``): every class's mean, and the accuracy and AUC of every strict class pair
+    (``upto[h, l]``: for each example of class h, how many of class l sort before the end of its score tie group)."""
+    W = weights[:, ranking.order]
+    m = W.astype(np.float64) @ ranking.onehot
+    sums = (W * values[ranking.order]) @ ranking.onehot
+    result = {f"mean {LABELS[index]}": sums[:, index] / m[:, index] for index in sorted(ranking.columns)}
+    gathered = {cls: W[:, columns] for cls, columns in ranking.columns.items()}
+    before = {}
+    for cls, block in gathered.items():  # with a leading 0: the weight of the class before each of its examples
+        before[cls] = np.zeros((len(W), block.shape[1] + 1), dtype=W.dtype)
+        np.cumsum(block, axis=1, out=before[cls][:, 1:])
+    for h, l in ranking.pairs:
+        name = pair_name(LABELS[h], LABELS[l])
+        wins = np.einsum("ij,ij->i", gathered[h], before[l][:, ranking.below[h, l]])
+        ties = np.einsum("ij,ij->i", gathered[h], before[l][:, upto[h, l]]) - wins
+        pairs = m[:, h] * m[:, l]
+        result[f"Acc {name}"], result[f"AUC {name}"] = wins / pairs, (wins + 0.5 * ties) / pairs
+    return result
+
+
+def bootstrap_replicates(
+    scores: Sequence[float] | np.ndarray,
+    labels: Sequence[str],
+    n_resamples: int = 10_000,
+    seed: int = 0,
+) -> dict[str, np.ndarray]:
+    """Every protocol statistic of every bootstrap resample (App. D.1), by name: ``spearman``, ``kendall``,
+    ``pairwise_accuracy``, ``mean <class>`` for each class present, and ``Acc <pair>`` / ``AUC <pair>`` for each
+    strict pair present (:func:`caplib.evaluation.pair_name`; accuracy counts score ties 0, AUC 1/2).
+
+    Resamples are :func:`bootstrap_ci`'s for the same seed (n rows drawn with replacement from
+    ``np.random.default_rng(seed)``, one row of draws per resample), so each metric of a table bootstrapped with one
+    seed sees the same resamples (paired). A statistic undefined on a resample (a class drawn zero times) is NaN.
+
+    Example:
+        >>> labels = ["exact", "partial", "invalid"] * 10
+        >>> draws = bootstrap_replicates(np.tile([0.9, 0.5, 0.1], 10), labels, n_resamples=50)
+        >>> draws["pairwise_accuracy"].min(), draws["AUC Exact>Part"].shape
+        (1.0, (50,))
+    """
+    _check_resampling(n_resamples)
+    values, canonical = prepare(scores, labels)
+    ranking = _Ranking(values, canonical)
+    group_end = np.r_[ranking.score_starts[1:], len(values)][ranking.score_group]  # where each tie group ends
+    upto = {(h, l): np.searchsorted(ranking.columns[l], group_end[ranking.columns[h]]) for h, l in ranking.pairs}
+
+    def measure(block: np.ndarray) -> dict[str, np.ndarray]:
+        weights = _weights(block, len(values))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return {**_batched(("spearman", "kendall", "pairwise_accuracy"), ranking, weights),
+                    **_class_pair_replicates(ranking, values, weights, upto)}
+
+    parts = _in_threads(measure, _resample_blocks(np.random.default_rng(seed), len(values), n_resamples))
+    return {name: np.concatenate([part[name] for part in parts]) for name in parts[0]}
 
 
 def _check_resampling(n_resamples: int, confidence: float = 0.95) -> None:

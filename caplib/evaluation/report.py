@@ -21,6 +21,7 @@ from caplib.evaluation.measures import (
     hard_pair_accuracy,
     labels_array,
     monotonicity_violations,
+    pair_counts,
     pair_auc,
     pair_name,
     pairwise_accuracy,
@@ -44,11 +45,14 @@ def report(
 ) -> pd.DataFrame:
     """One row per metric column: the measures of Tab. 2, 3, 4 and 14 (and the CIs of Tab. 13).
 
-    Columns: ``n``, ``spearman``, ``kendall``, ``pairwise_accuracy``, ``violations`` (count),
+    Columns: ``n``, ``spearman``, ``kendall``, ``pairwise_accuracy``, the example pairs it counts (``pairs``,
+    ``pair_wins``, ``pair_ties``), ``violations`` (count),
     ``ordered_pairs`` (strict pairs with both classes present: 25 with all eight classes),
-    ``violation_rate`` (violations / ordered_pairs, Tab. 14's count/25), ``Acc Eq>Part`` ...
+    ``violation_rate`` (violations / ordered_pairs, Tab. 14's count/25), ``mean <class>`` for each class present
+    (in the order of Eq. 1), ``Acc Eq>Part`` ...
     ``Acc Alt>Inv`` (Tab. 4), ``AUC Exact>Inv`` ... ``AUC OV>OI`` (Tab. 3), and with ``n_resamples > 0``
-    ``spearman_low``, ``spearman_high``, ``kendall_low``, ``kendall_high``. A hard pair or AUC pair
+    ``spearman_low``, ``spearman_high``, ``kendall_low``, ``kendall_high``, ``pairwise_accuracy_low``,
+    ``pairwise_accuracy_high``. A hard pair or AUC pair
     with a class absent from the data is NaN (empty cell). Fractions in [0, 1]. The frame's
     ``attrs["signature"]`` records the settings.
 
@@ -75,15 +79,20 @@ def report(
         spearman, kendall = rank_correlation(values, canonical)
         violations = monotonicity_violations(class_means(values, canonical), missing="skip")
         ordered = sum(1 for pair in STRICT_PAIRS if not absent_classes(by_class, pair))
+        counts = [pair_counts(by_class, *pair) for pair in STRICT_PAIRS if not absent_classes(by_class, pair)]
         row: dict[str, float | int | str] = {
             "metric": column,
             "n": len(values),
             "spearman": spearman,
             "kendall": kendall,
             "pairwise_accuracy": pairwise_accuracy(values, canonical),
+            "pairs": sum(count[2] for count in counts),
+            "pair_wins": sum(count[0] for count in counts),
+            "pair_ties": sum(count[1] for count in counts),
             "violations": len(violations),
             "ordered_pairs": ordered,
             "violation_rate": len(violations) / ordered,
+            **{f"mean {label}": mean for label, mean in class_means(values, canonical).items()},
         }
         for key, accuracy in hard_pair_accuracy(values, canonical).items():
             row[f"Acc {key}"] = accuracy
@@ -93,7 +102,7 @@ def report(
                 pair_auc(values, canonical, higher, lower) if present else float("nan")
             )
         if n_resamples > 0:
-            for name in ("spearman", "kendall"):
+            for name in ("spearman", "kendall", "pairwise_accuracy"):
                 _, low, high = bootstrap_ci(name, values, canonical, n_resamples, confidence, seed)
                 row[f"{name}_low"], row[f"{name}_high"] = low, high
         rows.append(row)

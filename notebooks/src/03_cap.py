@@ -39,6 +39,8 @@ record_to = "03_cap.numbers.json"
 # runs every chapter with its defaults (`make book PROFILE=paper` for the paper's setup).
 
 # %% tags=["hide-input"]
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 from IPython.display import HTML, Markdown, display
@@ -61,9 +63,14 @@ numbers = {"profile": profile, "alpha": alpha, "lam": lam, "skipped": {}}
 # one scorer for the chapter, at this cell's alpha and lambda: its NLI model, its statement generator
 scorer, missing = book.cap_scorer(settings, runtime,
                                   alpha=alpha, lam=lam)
+# released scores: CAP is the authors' per-row values, recomputed at this alpha and lambda from their probabilities
+released = settings.scores_file is not None
+settings = replace(settings, alpha=alpha, lam=lam) if released else settings
+has_cap = scorer is not None or released
 if scorer is None:
-    numbers["skipped"]["cap"] = missing
-    display(Markdown(f"**CAP cannot run in this environment:** {missing}"))
+    numbers["skipped"]["cap" if not released else "nli_model"] = missing
+    display(Markdown(f"**{'The NLI model does not run here' if released else 'CAP cannot run in this environment'}:**"
+                     f" {missing}."))
 
 # %% [markdown]
 # ## A worked example, computed live
@@ -159,7 +166,7 @@ if generator is not None:
 # %%
 rows = datasets.load_dataset("cap_correctness", profile, data_path, splits_path)
 evaluation_rows = data.select_split(rows, split, row_limit)
-if scorer is not None:
+if has_cap:
     scored = score_frame(evaluation_rows, settings, ["cap"], regenerate_statements=regenerate_statements,
                          cap_scorer=scorer)
     frame, signature = scored.frame, str(scored.signatures["cap"])
@@ -171,11 +178,11 @@ if scorer is not None:
     display(HTML(plots.to_html(plots.interactive_distributions(frame, ["cap"]))))
 
 # %% tags=["hide-output"]
-if scorer is not None:
+if has_cap:
     display(plots.class_distributions(frame, ["cap"]))
 
 # %%
-if scorer is not None:
+if has_cap:
     beside = pd.DataFrame({"this run": pd.Series(measures["class_means"]) * 100,
                            "paper (Tab. 17, synthetic labels)": pd.Series(paper.reported_class_means(17, "Synthetic"))})
     beside["difference"] = beside["this run"] - beside["paper (Tab. 17, synthetic labels)"]
@@ -186,6 +193,9 @@ if scorer is not None:
     why = ("the paper scores its own 7,827 rows with DeBERTa-v3-large trained on SNLI/MNLI/FEVER/ANLI; this "
            "profile scores the bundled sample with a MiniLM cross-encoder trained here on an authored NLI corpus"
            if profile == "offline" else
+           "these are the authors' own per-row scores; Tab. 17's synthetic column is computed on the 1,638 rows "
+           "that also have a manual label, not on this split, which the appendix re-derives row for row"
+           if released else
            "with the paper's data and checkpoints the two should agree to rounding; a larger gap is a reproduction "
            "failure to investigate (check the lock and the signature)")
     display(Markdown(
@@ -203,7 +213,7 @@ if scorer is not None:
 
 # %%
 validation_rows = data.select_split(rows, "validation") if "split" in rows else rows.iloc[0:0]
-if scorer is not None and len(validation_rows):
+if has_cap and len(validation_rows):
     parts = score_frame(validation_rows, settings, ["cap"], regenerate_statements=regenerate_statements,
                         cap_scorer=scorer).frame
     forward, backward = book.probabilities(parts)  # CAP is recomputed from these over the grid
@@ -233,7 +243,7 @@ if scorer is not None and len(validation_rows):
         f"reproduction should, so the test split is never used to choose them."))
 
 # %% tags=["hide-output"]
-if scorer is not None and len(validation_rows):
+if has_cap and len(validation_rows):
     display(plots.sweep_heatmap(grid, "spearman", title="Spearman over the grid (validation split)", x100=True))
     display(plots.sweep_heatmap(grid, "pairwise_accuracy", title="Pairwise accuracy over the grid (validation split)",
                                 x100=True))
@@ -255,7 +265,7 @@ book.record(numbers, record_to)
 #    generator. How much does pairwise accuracy change compared with the dataset's own statements?
 
 # %% tags=["hide-cell"]
-if scorer is not None:
+if has_cap:
     forward, backward = book.probabilities(frame)
     labels = frame["label_semantic"]
     settings_tried = {"this run": (alpha, lam), "α = 0.5": (0.5, lam), "λ = 0": (alpha, 0.0)}
@@ -266,10 +276,10 @@ if scorer is not None:
     display(means.round(1).T)
     moved = (means["α = 0.5"] - means["this run"]).round(1)
     lost = (means["this run"] - means["λ = 0"]).sort_values(ascending=False).round(1)
-    other = score_frame(evaluation_rows, settings, ["cap"], regenerate_statements=not regenerate_statements,
-                        cap_scorer=scorer).frame
+    other = None if scorer is None else score_frame(evaluation_rows, settings, ["cap"], cap_scorer=scorer,
+                                                     regenerate_statements=not regenerate_statements).frame
     accuracy = {"the dataset's statements" if regenerate_statements else "regenerated statements":
-                evaluation.pairwise_accuracy(other["cap"], other["label_semantic"]),
+                None if other is None else evaluation.pairwise_accuracy(other["cap"], other["label_semantic"]),
                 "regenerated statements" if regenerate_statements else "the dataset's statements":
                 evaluation.pairwise_accuracy(frame["cap"], labels)}
     display(Markdown(
@@ -281,7 +291,8 @@ if scorer is not None:
            "this run does not show both moves: the backbone's directions are less clean than the paper's.")
         + f"\n2. With λ = 0 the classes that lose most are {', '.join(f'{c} ({-v:+.1f})' for c, v in lost.head(3).items())}: "
         f"the ones whose statements the NLI model calls *neutral* rather than entailed, where λ had given partial "
-        f"credit.\n3. Pairwise accuracy (×100): "
-        + ", ".join(f"{name} {100 * value:.1f}" for name, value in accuracy.items())
-        + ". The difference is the cost (or gain) of making the statements with this profile's generator instead "
-          "of using the ones the dataset ships."))
+        f"credit.\n3. "
+        + ("Pairwise accuracy (×100): " + ", ".join(f"{name} {100 * value:.1f}" for name, value in accuracy.items())
+           + ". The difference is the cost (or gain) of making the statements with this profile's generator instead "
+             "of using the ones the dataset ships." if other is not None else
+           f"Not answerable under this profile: {missing}.")))
