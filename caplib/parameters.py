@@ -116,6 +116,7 @@ _CHECKS: Mapping[str, Callable[[Any], str | None]] = {
     "lam": _weight,
     "confidence": _confidence,
     "n_resamples": _seed,  # a whole number >= 0 (0: no bootstrap where a chapter allows it)
+    "release_resamples": _row_limit,  # a positive whole number (None: not allowed by the chapter itself)
     "seed": _seed,
     "metrics": _list_of("metrics", tuple(SCORERS)),
     "alphas": _list_of("alphas", None, _weight),
@@ -127,7 +128,7 @@ def check_parameters(**parameters: Any) -> None:
     """Check every given chapter parameter; the first unusable one raises :class:`ParameterError`.
 
     Known parameters: ``profile``, ``split``, ``fit_split``, ``eval_split``, ``objective``, ``row_limit``, ``alpha``,
-    ``lam``, ``confidence``, ``n_resamples``, ``seed``, ``metrics``, ``alphas``, ``focus``.
+    ``lam``, ``confidence``, ``n_resamples``, ``release_resamples``, ``seed``, ``metrics``, ``alphas``, ``focus``.
 
     Example:
         >>> check_parameters(row_limit=-5)

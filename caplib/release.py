@@ -39,8 +39,9 @@ import pandas as pd
 
 from caplib.taxonomy import LABELS, normalize_label
 
-__all__ = ["CSV_FILES", "DATA_URL_ENV", "MIRROR_ENV", "POSTER_REPOSITORY", "PROBABILITY_KEYS", "RELEASE_FILES", "REPOSITORY", "SCORE_FILES",
-           "SCORE_METRICS", "ReleaseError", "ReleasedFile", "is_scores_file", "load_results", "load_scores", "release_file"]
+__all__ = ["CSV_FILES", "DATA_URL_ENV", "MIRROR_ENV", "POSTER_REPOSITORY", "PROBABILITY_KEYS", "RELEASE_FILES",
+           "REPOSITORY", "SCORE_FILES", "SCORE_METRICS", "ReleaseError", "ReleasedFile", "is_scores_file",
+           "load_results", "load_scores", "release_file"]
 
 #: The authors' repository (MIRROR.md of the verified copy; the data files sit at the paths the poster gives).
 REPOSITORY = "ElitsaY/Correctness_eval"

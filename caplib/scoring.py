@@ -210,7 +210,7 @@ def _released_signature(metric: str, profile: Profile) -> Signature:
 
 def _released_rows(job: ScoringJob) -> pd.DataFrame:
     """The release's scores of the job's rows, in the job's row order, checked to be the same rows (row_id, and the
-    label where the rows carry one)."""
+    label where the rows carry one); ValueError naming the first row that is not."""
     assert job.profile.scores_file is not None
     scores = release.load_scores(job.profile.scores_file).set_index("row_id")
     frame = job.frame
@@ -236,14 +236,15 @@ def _released_rows(job: ScoringJob) -> pd.DataFrame:
 def _score_released(metric: str, job: ScoringJob) -> tuple[pd.DataFrame | None, dict[str, Any]]:
     """A metric of a profile of released scores: the authors' per-row values (:mod:`caplib.release`), never a model.
     CAP comes with its components, D(g->p) and D(p->g) from the released probabilities with the profile's lam (and
-    CAP itself recomputed when alpha or lam differ from the authors')."""
+    CAP itself recomputed when alpha or lam differ from the authors'). Rows that are not the release's (or a release
+    not fetched) skip the metric with the reason: never a score from another row."""
     if metric not in release.SCORE_METRICS:
         reason = ("the release has no COMET column" if metric == "comet" else
                   f"profile {job.profile.name!r} runs no model, and the release has no {metric} scores")
         return None, {"status": "skipped", "reason": reason, "signature": None}
     try:
         rows = _released_rows(job)
-    except FileNotFoundError as error:
+    except (FileNotFoundError, ValueError) as error:  # not fetched, or rows that are not the release's
         return None, {"status": "skipped", "reason": str(error), "signature": None}
     entry = {"status": "scored", "signature": _released_signature(metric, job.profile),
              "source": f"{job.profile.scores_file}"}

@@ -140,7 +140,7 @@ def test_fetch_without_a_network_fails_fast_with_one_line_per_item_and_writes_no
 
     monkeypatch.setattr(constants, "ENDPOINT", "http://127.0.0.1:9")  # the discard port: nothing listens there
     monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
-    monkeypatch.setenv("CAPLIB_DATA_URL", "http://127.0.0.1:9/data")
+    monkeypatch.setenv("CAPLIB_DATA_URL", "http://127.0.0.1:9")
     profile = write_profile(tmp_path, data="./official")
     lines: list[str] = []
     started = time.perf_counter()
@@ -161,7 +161,7 @@ def test_fetch_names_hf_hub_offline(tmp_path, monkeypatch):
 
     monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
     monkeypatch.setattr(constants, "ENDPOINT", "http://127.0.0.1:9")
-    monkeypatch.setenv("CAPLIB_DATA_URL", "http://127.0.0.1:9/data")
+    monkeypatch.setenv("CAPLIB_DATA_URL", "http://127.0.0.1:9")
     result = fetch_profile(write_profile(tmp_path, data="./official"), progress=False, echo=lambda line: None)
     assert "HF_HUB_OFFLINE=1 is set" in result.failures["roberta-large"]
 
@@ -327,3 +327,80 @@ def test_fetch_update_reads_the_yaml_even_when_it_contradicts_the_lock(tmp_path)
     lines: list[str] = []
     fetch_profile(profile, update=True, dry_run=True, echo=lines.append)
     assert any("roberta-large" in line and "b" * 40 in line for line in lines)
+
+
+# ----------------------------------------------------------------------------------------------- the release, mirrored
+
+
+def _released_profile(directory: Path) -> Path:
+    """The bundled released profile with its data in ``directory/official``."""
+    settings = yaml.safe_load((PROFILE_DIR / "released.yaml").read_text())
+    settings |= {"data": "./official", "scores": "./official/scores.json"}
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "released.yaml").write_text(yaml.safe_dump(settings))
+    return directory / "released.yaml"
+
+
+def _mirror(directory: Path) -> Path:
+    """A local copy with the release's upstream layout, made of the bundled sample (official schema)."""
+    sample = ROOT / "data" / "sample"
+    for name, source in (("CAP-Correctness.csv", sample / "cap_correctness.csv"),
+                         ("CAP-Correctness-splits.csv", sample / "cap_correctness_splits.csv"),
+                         ("CAP-Statements.csv", sample / "cap_statements.csv")):
+        target = directory / "data" / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(source.read_bytes())
+    (directory / "docs" / "data").mkdir(parents=True)
+    (directory / "docs" / "data" / "scores.json").write_text(json.dumps({"row_id": [0], "label": ["exact"],
+                                                                         "metrics": ["cap"], "cap": [0.9]}))
+    (directory / "docs" / "data" / "results.json").write_text("{}")
+    return directory
+
+
+def test_fetch_from_a_mirror_copies_checks_and_locks_without_the_network(tmp_path, monkeypatch):
+    from caplib.fetch import fetch_profile
+    from caplib.release import SCORE_FILES
+
+    monkeypatch.setenv("CAPLIB_DATA_URL", "http://127.0.0.1:9")  # were anything downloaded, it would fail
+    profile, mirror = _released_profile(tmp_path / "profile"), _mirror(tmp_path / "mirror")
+    lines: list[str] = []
+    result = fetch_profile(profile, mirror=mirror, progress=False, echo=lines.append)
+    assert not result.failures and sum(line.startswith("copied") for line in lines) == 5
+    official = tmp_path / "profile" / "official"
+    for name in [*data.OFFICIAL_URLS, *SCORE_FILES]:
+        source = mirror / ("docs/data" if name in SCORE_FILES else "data") / name
+        assert (official / name).read_bytes() == source.read_bytes()
+        assert result.lock.data[name].sha256 == sha256_hex(source)
+    assert "CAP-Statements-splits.csv" in result.lock.data  # drawn as the authors draw theirs, and locked
+    # a changed file of the mirror is refused against the lock, naming it; nothing is replaced
+    (official / "scores.json").unlink()
+    (mirror / "docs" / "data" / "scores.json").write_text("{}")
+    again = fetch_profile(profile, mirror=mirror, progress=False, echo=lines.append)
+    assert "not the locked" in again.failures["scores.json"] and again.lock is None
+    # the mirror from the environment; a file missing there is named with its upstream path
+    (mirror / "docs" / "data" / "results.json").unlink()
+    (official / "results.json").unlink()
+    monkeypatch.setenv("CAPLIB_MIRROR", str(mirror))
+    missing = fetch_profile(profile, progress=False, echo=lines.append)
+    assert "not in the mirror" in missing.failures["results.json"]
+    assert "docs/data/results.json" in missing.failures["results.json"]
+
+
+def sha256_hex(path: Path) -> str:
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_a_released_profile_fetches_the_five_files_and_no_model(tmp_path):
+    from caplib.fetch import plan
+    from caplib.release import release_file
+
+    items = plan(load_profile(_released_profile(tmp_path)))
+    assert [item.name for item in items] == ["CAP-Correctness.csv", "CAP-Correctness-splits.csv",
+                                             "CAP-Statements.csv", "scores.json", "results.json"]
+    assert all(item.role == "data" for item in items)
+    assert items[3].source == ("https://raw.githubusercontent.com/ElitsaY/Correctness_eval/"
+                               "fef4a58cf08465cb829142a3f1548f800d4cdf04/docs/data/scores.json")
+    assert release_file("CAP-Correctness.csv").commit == "4491248acba112183356df05c1f74fc0d7ece826"
+    assert [item.name for item in plan(load_profile("paper"))][:3] == list(data.OFFICIAL_URLS)

@@ -6,7 +6,8 @@ What a reader with the Hub and a GPU does, rehearsed here without either (issue 
    and writes ``caplib/profiles/paper.lock.json``. Here the Hub is :class:`tests.fake_hub.FakeHub` on 127.0.0.1
    (``HF_ENDPOINT``) serving tiny stand-ins saved under the exact Hub ids (:mod:`tests.paper_standins`: DeBERTa-v2
    with the real id2label order, mT5, a 24-layer RoBERTa, a COMET regression checkpoint on a tiny XLM-R), and the
-   CSVs are the bundled sample in the official schema, served by the same server (``CAPLIB_DATA_URL``).
+   CSVs are the bundled sample in the official schema, served by the same server at their upstream paths
+   (``CAPLIB_DATA_URL``).
 2. ``python -m caplib.statements train --profile paper --max-steps 2`` fine-tunes the statement model (2 steps).
 3. ``python scripts/run_book.py --profile paper`` (``make book PROFILE=paper``) runs every chapter with papermill
    and builds the HTML, with ``HF_HUB_OFFLINE=1``; then ``caplib score --profile paper --metrics all`` scores the
@@ -80,7 +81,7 @@ def rehearsal(tmp_path_factory):
                if key not in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "CAPLIB_OFFLINE_NLI_DIR")
                and not key.lower().endswith("_proxy")}
         env |= {"PYTHONPATH": str(repo), "HF_HOME": str(base / "hf"), "HF_ENDPOINT": hub.url,
-                "CAPLIB_DATA_URL": f"{hub.url}/data", "CAPLIB_CACHE_DIR": str(base / "cache"),
+                "CAPLIB_DATA_URL": hub.url, "CAPLIB_CACHE_DIR": str(base / "cache"),
                 "HF_HUB_DISABLE_TELEMETRY": "1", "TOKENIZERS_PARALLELISM": "false"}
         fetch = _run([sys.executable, "-m", "caplib", "fetch", "--profile", "paper", "--no-progress"], repo, env)
         offline = env | {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}

@@ -58,9 +58,14 @@ correctness, statements, skipped = datasets.correctness, datasets.statements, di
 for note in datasets.notes:
     display(Markdown(note))
 numbers = {"profile": profile, "split": split, "row_limit": row_limit}
+dropped = {} if full_correctness is None else full_correctness.attrs.get("dropped_rows", {})
+numbers["dropped_rows"] = {str(row): reason for row, reason in dropped.items()}
 display(Markdown(f"Profile **{profile}**; CAP-Correctness rows used: "
                  f"**{'—' if correctness is None else len(correctness)}**, CAP-Statements rows used: "
-                 f"**{'—' if statements is None else len(statements)}** (split: {split or 'all'})."))
+                 f"**{'—' if statements is None else len(statements)}** (split: {split or 'all'})."
+                 + (f" **{len(dropped)} row(s) of CAP-Correctness dropped**: "
+                    + ", ".join(f"row_id {row} ({reason})" for row, reason in dropped.items())
+                    + ", as the authors drop it; every other row keeps its row_id." if dropped else "")))
 
 # %% [markdown]
 # ## Split sizes (Tab. 1)
@@ -135,7 +140,8 @@ if correctness is not None:
 # %%
 if statements is not None:
     type_counts = statements["label_question_type"].value_counts().reindex(data.QUESTION_TYPES, fill_value=0)
-    subject_counts = statements["subject"].value_counts()
+    subjects = statements["subject"].str.strip()  # the release spells it "General Knowledge", the sample in lower case
+    subject_counts = subjects.mask(subjects.str.lower() == "general knowledge", "general knowledge").value_counts()
     type_shares, subject_shares = type_counts / type_counts.sum(), subject_counts / subject_counts.sum()
     academic = subject_shares.drop("general knowledge", errors="ignore")
     numbers["question_type_counts"] = {k: int(v) for k, v in type_counts.items()}

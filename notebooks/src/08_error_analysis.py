@@ -193,7 +193,7 @@ if generator is not None:
 
 # %%
 scored = None
-if correctness is not None and scorer is None:
+if correctness is not None and scorer is None and settings.scores_file is None:
     skipped["CAP"] = cap_missing
     display(Markdown(f"**CAP is not available, so parts 2 and 3 are skipped:** {cap_missing}"))
 elif correctness is not None:

@@ -18,6 +18,7 @@
 # %% tags=["parameters", "hide-input"]
 profile = "offline"
 chapters_dir = "."  # where the other chapters wrote their *.numbers.json (the book runner's output folder)
+release_resamples = 10000  # bootstrap resamples of the release's re-derivation (released profile; the authors': 10,000)
 record_to = "09_reported_numbers.numbers.json"
 
 # %% [markdown]
@@ -35,11 +36,15 @@ from pathlib import Path
 import pandas as pd
 from IPython.display import Markdown, display
 
-from caplib import book, paper
+from caplib import book, datasets, paper
+from caplib.evaluation.tables import against_release
+from caplib.profiles import load_profile
+from caplib.release import load_results, load_scores
+from caplib.reproduction import RELEASE_SEED, at_print_precision, paper_against_release, release_tables
 from caplib.taxonomy import ABBREVIATIONS, LABELS
 
 # a bad parameter stops the chapter here with one line naming it and its valid values, before any work
-book.check_parameters(profile=profile)
+book.check_parameters(profile=profile, release_resamples=release_resamples)
 book.setup();  # (the semicolon: no model runs here, so the runtime it returns is not shown)
 recorded = {path.name.split(".")[0]: json.loads(path.read_text())
             for path in sorted(Path(chapters_dir).glob("0[1-8]_*.numbers.json"))}
@@ -93,6 +98,10 @@ def setup_of(chapter, offline):
     if chapter_profile(chapter) == "paper":
         return ("This run is the **paper** profile (official data, the paper's checkpoints): differences "
                 "beyond rounding and bootstrap noise would be a reproduction failure.")
+    if chapter_profile(chapter) == "released":
+        return ("This run is the **released** profile: the authors' own per-row scores of the official rows (7,826 "
+                "test rows; the paper's tables say 7,827), so a difference is one between the release and the "
+                "printed table (listed in full at the end of this appendix).")
     return offline
 
 
@@ -457,9 +466,70 @@ compare(17, run17, ["Synthetic", "Annotator"],
         "Check: both columns give 4/25 violations from their class means, as App. E states.", tab17_reason,
         index="label")
 
+# %% [markdown]
+# ## The authors' release, re-derived
+# The authors publish their per-row scores (`scores.json`: CAP, BLEU, ROUGE-L, METEOR, BERTScore and the NLI
+# probabilities of both directions for 8,826 rows) and their evaluation of the test split (`results.json`,
+# 10,000 bootstrap resamples). Under the `released` profile this section recomputes **every figure of
+# `results.json`** from `scores.json` with caplib's protocol (`caplib.evaluation.tables`; the authors' seed, 42,
+# draws their very resamples), then sets **every number the paper prints** that those scores determine beside its
+# recomputation (`caplib.reproduction`).
+
 # %%
+settings = load_profile(profile)
+released = settings.scores_file is not None and settings.scores_file.is_file()
 numbers = {"n_checks": int(len(checks)), "n_consistent": int(checks["consistent"].sum()),
            "inconsistent": checks.loc[~checks["consistent"], "claim"].tolist(),
            "chapters_found": sorted(recorded)}
+if not released:
+    display(Markdown(
+        "*Not computed in this run* (profile **" + profile + "**): it needs the release's files, which "
+        "`caplib fetch --profile released` downloads (or `--mirror DIR` copies from a local copy of the authors' "
+        "repository); then `make book PROFILE=released` runs this appendix on them."))
+else:
+    scores = load_scores(settings.scores_file)
+    tables = release_tables(scores, n_resamples=release_resamples)
+    figures = against_release(tables, load_results(settings.scores_file.with_name("results.json")))
+    summary = figures.assign(absolute=figures["difference"].abs()).groupby(["table", "kind"], sort=False).agg(
+        figures=("absolute", "size"), largest_difference=("absolute", "max"))
+    display(Markdown(f"**{len(figures):,} figures of `results.json`**, recomputed from `scores.json` "
+                     f"({release_resamples:,} resamples, seed {RELEASE_SEED}); the largest difference per table:"))
+    display(summary.style.format({"largest_difference": "{:.1e}"}))
+    point = figures[figures["kind"] == "point"]["difference"].abs().max()
+    resampled = figures[figures["kind"] == "resampled"]["difference"].abs().max()
+    paired = figures[figures["kind"] == "point vs resampled mean"]["difference"].abs().max()
+    display(Markdown(
+        f"Every figure that does not depend on resampling agrees to {point:.1e}, every bootstrap interval to "
+        f"{resampled:.1e}: caplib computes the release's evaluation exactly. The paired differences are reported "
+        f"by the authors as the *mean* of the resampled differences; their point values differ from it by at most "
+        f"{paired:.1e}."))
+    correctness = datasets.load_dataset("cap_correctness", settings)
+    printed = at_print_precision(paper_against_release(tables, scores, correctness))
+    determined = printed[printed["recomputed"].notna()]
+    differing = determined[~determined["equal"]]
+    per_table = determined.groupby("table").agg(numbers=("equal", "size"), equal=("equal", "sum"))
+    display(Markdown(
+        f"**The paper's printed numbers beside the release.** Of the {len(printed)} numbers of Tab. 2, 3, 4, 12, 13, "
+        f"14, 16 and 17, the release determines {len(determined)} (not COMET's: it has no column); "
+        f"**{int(determined['equal'].sum())} are equal at the printed precision** and {len(differing)} differ:"))
+    display(per_table.T)
+    display(differing[["table", "row", "column", "printed", "recomputed", "difference"]].style.hide(axis="index")
+            .format({"printed": "{:.2f}", "recomputed": "{:.2f}", "difference": "{:+.2f}"}))
+    largest = differing.loc[differing["difference"].abs().idxmax()] if len(differing) else None
+    display(Markdown(
+        "Most differences are one unit in the last printed digit, as a table made from 7,827 rows would differ from "
+        "the release's 7,826 (the row without an answer); "
+        + (f"the largest is Tab. {largest['table']}'s {largest['row']} {largest['column']}, printed "
+           f"{largest['printed']:.2f} against {largest['recomputed']:.2f} from the release. " if largest is not None
+           else "")
+        + "Tab. 13's intervals are recomputed from the authors' own resamples, which reproduce their `results.json` "
+          "exactly, so where they differ from the printed ones the paper's come from another run."))
+    numbers["release"] = {
+        "figures": int(len(figures)), "largest_point_difference": float(point),
+        "largest_interval_difference": float(resampled), "printed_numbers": int(len(printed)),
+        "determined": int(len(determined)), "equal_at_print_precision": int(determined["equal"].sum()),
+        "differences": differing[["table", "row", "column", "printed", "recomputed"]].to_dict(orient="records")}
+
+# %%
 book.record(numbers, record_to)
-numbers
+{key: value for key, value in numbers.items() if key != "release"}
