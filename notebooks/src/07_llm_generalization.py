@@ -308,32 +308,38 @@ for metric, values in frames.items():
     compared[metric] = {"Spearman ρ": 100 * s["spearman"],
                         "pairwise accuracy": 100 * s["pairwise_accuracy"],
                         "violations": len(s["violations"]), "comparable pairs": len(comparable)}
-compared = pd.DataFrame(compared).T.sort_values("pairwise accuracy", ascending=False)
-display(Markdown("**Solution 2.** Every metric of this run and the two the exercise adds, on the same "
-                 f"{len(answers)} answers (×100, best pairwise accuracy first):"))
-display(compared.round(2).astype({"violations": int, "comparable pairs": int}))
-missing = {m: extra.skipped[m] for m in wanted if extra is not None and m in extra.skipped}
-lexical = [m for m in ("bleu", "meteor") if m in compared.index]
-if "cap" not in compared.index or not lexical:
-    absent_metrics = {plots.PRINTED_METRIC[m]: r for m, r in missing.items()}
-    if "cap" not in compared.index:
-        absent_metrics = {"CAP": scores.skipped.get("cap", "not in `metrics`"), **absent_metrics}
-    display(Markdown("The comparison cannot be made: " + "; ".join(f"{m} did not run here ({r})"
-                                                                  for m, r in absent_metrics.items()) + "."))
+compared = pd.DataFrame(compared).T
+if compared.empty:  # e.g. the released profile: its scores are the release's rows, not these answers
+    display(Markdown("**Solution 2.** No metric ran on these answers here: " + "; ".join(
+        f"{plots.PRINTED_METRIC.get(m, m)}: {r}" for m, r in {**scores.skipped, **(extra.skipped if extra else {})}.items())
+        + "."))
 else:
-    cap_row = compared.loc["cap"]
-    lead = cap_row["pairwise accuracy"] - compared.loc[lexical, "pairwise accuracy"].max()
-    display(Markdown(
-        f"{plots.PRINTED_METRIC.get(compared.index[0], compared.index[0])} orders the classes best here. "
-        + ", ".join(f"{plots.PRINTED_METRIC.get(m, m)} reaches {compared.loc[m, 'pairwise accuracy']:.2f} "
-                    f"pairwise accuracy (ρ {compared.loc[m, 'Spearman ρ']:.2f})" for m in lexical)
-        + f", against CAP's {cap_row['pairwise accuracy']:.2f} (ρ {cap_row['Spearman ρ']:.2f}): "
-        + (f"CAP leads the lexical metrics by {lead:.2f} points. " if lead > 0 else
-           f"a lexical metric is level with or ahead of CAP by {-lead:.2f} points. ")
-        + f"The classes present here ({', '.join(label.replace('_', '-') for label in present)}) differ in "
-          f"meaning more than in wording, and free-form LLM sentences share few n-grams with short golds "
-          f"whatever their class. Pairwise accuracy of 50 is chance."
-        + (" Not scored: " + "; ".join(f"{m}: {r}" for m, r in missing.items()) + "." if missing else "")))
+    compared = compared.sort_values("pairwise accuracy", ascending=False)
+    display(Markdown("**Solution 2.** Every metric of this run and the two the exercise adds, on the same "
+                     f"{len(answers)} answers (×100, best pairwise accuracy first):"))
+    display(compared.round(2).astype({"violations": int, "comparable pairs": int}))
+    missing = {m: extra.skipped[m] for m in wanted if extra is not None and m in extra.skipped}
+    lexical = [m for m in ("bleu", "meteor") if m in compared.index]
+    if "cap" not in compared.index or not lexical:
+        absent_metrics = {plots.PRINTED_METRIC[m]: r for m, r in missing.items()}
+        if "cap" not in compared.index:
+            absent_metrics = {"CAP": scores.skipped.get("cap", "not in `metrics`"), **absent_metrics}
+        display(Markdown("The comparison cannot be made: " + "; ".join(f"{m} did not run here ({r})"
+                                                                      for m, r in absent_metrics.items()) + "."))
+    else:
+        cap_row = compared.loc["cap"]
+        lead = cap_row["pairwise accuracy"] - compared.loc[lexical, "pairwise accuracy"].max()
+        display(Markdown(
+            f"{plots.PRINTED_METRIC.get(compared.index[0], compared.index[0])} orders the classes best here. "
+            + ", ".join(f"{plots.PRINTED_METRIC.get(m, m)} reaches {compared.loc[m, 'pairwise accuracy']:.2f} "
+                        f"pairwise accuracy (ρ {compared.loc[m, 'Spearman ρ']:.2f})" for m in lexical)
+            + f", against CAP's {cap_row['pairwise accuracy']:.2f} (ρ {cap_row['Spearman ρ']:.2f}): "
+            + (f"CAP leads the lexical metrics by {lead:.2f} points. " if lead > 0 else
+               f"a lexical metric is level with or ahead of CAP by {-lead:.2f} points. ")
+            + f"The classes present here ({', '.join(label.replace('_', '-') for label in present)}) differ in "
+              f"meaning more than in wording, and free-form LLM sentences share few n-grams with short golds "
+              f"whatever their class. Pairwise accuracy of 50 is chance."
+            + (" Not scored: " + "; ".join(f"{m}: {r}" for m, r in missing.items()) + "." if missing else "")))
 
 # %% tags=["hide-cell"]
 from itertools import combinations

@@ -649,7 +649,7 @@ else:
     labels_all = scored["label_semantic"]
     by_alpha = {}
     for weight in np.round(np.arange(0, 1.0001, 0.05), 2):
-        values = cap_formula(forward_p, backward_p, weight, scorer.lam)
+        values = cap_formula(forward_p, backward_p, weight, settings.lam)
         means_now = evaluation.class_means(values, labels_all)
         by_alpha[weight] = {
             "partial": 100 * means_now["partial"],
@@ -660,10 +660,10 @@ else:
     undone = [weight for weight in by_alpha.index
               if by_alpha.loc[weight, "overinclusive-valid"] > by_alpha.loc[weight, "partial"]]
     crossing = max(undone) if undone else None
-    chosen = min(by_alpha.index, key=lambda weight: abs(weight - scorer.alpha))
+    chosen = min(by_alpha.index, key=lambda weight: abs(weight - settings.alpha))
     shown_alphas = sorted({0.0, 0.15, 0.3, 0.5, 0.7, 1.0, chosen} | ({crossing} if undone else set()))
     display(Markdown(f"**Solution 4.** CAP recomputed at other α from this run's NLI probabilities "
-                     f"(λ = {scorer.lam:g}; ×100):"))
+                     f"(λ = {settings.lam:g}; ×100):"))
     display(by_alpha.loc[shown_alphas].style.format("{:.2f}").format_index("{:.2f}"))
     here = by_alpha.loc[chosen]
     if crossing is None:
