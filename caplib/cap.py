@@ -43,7 +43,7 @@ import dataclasses
 import importlib.metadata
 import os
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, Union
 
 import numpy as np
@@ -159,8 +159,9 @@ def _flatten(golds: Sequence[Gold], n: int, what: str) -> tuple[list[str], list[
     return flat, owners
 
 
-def _statement_generator(spec: Any, runtime: Runtime) -> StatementGenerator:
-    """A statement generator from an object with ``.generate``, ``"builtin:template"``, or a model path / Hub id."""
+def _statement_generator(spec: Any, runtime: Runtime, settings: Mapping[str, Any] | None = None) -> StatementGenerator:
+    """A statement generator from an object with ``.generate``, ``"builtin:template"``, or a model path / Hub id
+    (decoded with ``settings``: a profile's ``statements.generation``)."""
     if hasattr(spec, "generate"):
         return spec
     from caplib import statements
@@ -168,7 +169,7 @@ def _statement_generator(spec: Any, runtime: Runtime) -> StatementGenerator:
     if spec == "builtin:template":
         return statements.TemplateStatementGenerator()
     if isinstance(spec, (str, os.PathLike)):
-        return statements.Seq2SeqStatementGenerator(os.fspath(spec), runtime=runtime)
+        return statements.Seq2SeqStatementGenerator(os.fspath(spec), runtime=runtime, **dict(settings or {}))
     raise TypeError(f"statement_model must be a model directory, a Hub id, 'builtin:template' or an object with "
                     f".generate(questions, answers); got {type(spec).__name__}")
 
@@ -201,6 +202,8 @@ class CAPScorer:
             ``batch_size`` is the fixed tile every pair is computed in, paper: 16; ``long_inputs`` is
             ``"truncate"``, the paper's, or ``"chunk"``: sentence chunks of the longer statement).
         runtime: where and how the models run (:class:`caplib.runtime.Runtime`; paper: float16 on a GPU).
+        statement_settings: decoding settings of a seq2seq ``statement_model`` (``num_beams``,
+            ``max_input_length``, ``max_new_tokens``; a profile's ``statements.generation``).
 
     Example:
         >>> scorer = CAPScorer(nli_model="cross-encoder/nli-deberta-v3-large", revision="main")  # doctest: +SKIP
@@ -222,6 +225,7 @@ class CAPScorer:
         runtime: Runtime | None = None,
         device: str | None = None,
         long_inputs: str = "truncate",
+        statement_settings: Mapping[str, Any] | None = None,
     ):
         self.alpha = _check_weight(alpha, "alpha")
         self.lam = _check_weight(lam, "lam")
@@ -233,6 +237,7 @@ class CAPScorer:
         self.nli = NLIScorer(nli_model, revision=revision, max_length=max_length, batch_size=batch_size,
                              runtime=self.runtime, long_inputs=long_inputs)
         self.statement_model = statement_model
+        self.statement_settings = dict(statement_settings or {})
         self._generator: StatementGenerator | None = None
 
     @classmethod
@@ -264,7 +269,7 @@ class CAPScorer:
                     "statement_generator=<object with .generate(questions, answers)> to score_answers; "
                     "score(premises, hypotheses) scores statements you already have"
                 )
-            self._generator = _statement_generator(self.statement_model, self.runtime)
+            self._generator = _statement_generator(self.statement_model, self.runtime, self.statement_settings)
         return self._generator
 
     def score(self, premises: Sequence[Gold], hypotheses: Sequence[str]) -> np.ndarray:

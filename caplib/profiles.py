@@ -17,7 +17,9 @@ Schema (every key required, no others)::
     cap:        {alpha: float in [0, 1], lam: float in [0, 1]}
     nli:        {model: str, revision: str | null, batch_size: int, dtype: str, max_length: int}
                 (batch_size: the rows of every NLI forward pass, a fixed tile, :mod:`caplib.batching`)
-    statements: {model: str | null, base_model: str | null, base_revision: str | null}
+    statements: {model: str | null, base_model: str | null, base_revision: str | null,
+                 generation?: {num_beams, max_input_length, max_new_tokens},
+                 training?: {epochs, batch_size, grad_accum, lr, weight_decay, warmup_ratio, schedule, patience}}
     baselines:  {<metric of caplib.baselines.METRICS>: {option: value, ...}, ...}
     scores:     <the release's scores.json>    (optional: a profile of released scores, below)
 
@@ -47,7 +49,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -66,6 +68,17 @@ _SCHEMA: Mapping[str, tuple[str, ...]] = {
     "cap": ("alpha", "lam"),
     "nli": ("model", "revision", "batch_size", "dtype", "max_length"),
     "statements": ("model", "base_model", "base_revision"),
+}
+#: Optional keys of a section, each with the settings it may hold (and their types).
+_OPTIONAL_SETTINGS: Mapping[str, Mapping[str, Mapping[str, type | tuple[type, ...]]]] = {
+    "statements": {
+        # decoding of a seq2seq statement model (caplib.statements.Seq2SeqStatementGenerator)
+        "generation": {"num_beams": int, "max_input_length": int, "max_new_tokens": int},
+        # fine-tuning it (caplib.statements.finetune)
+        "training": {"epochs": int, "batch_size": int, "grad_accum": int, "lr": (int, float),
+                     "weight_decay": (int, float), "warmup_ratio": (int, float), "schedule": str, "patience": int,
+                     "num_beams": int, "max_length": int},
+    },
 }
 _TOP = ("name", "description", "data", *_SCHEMA, "baselines")
 #: Keys a profile may have besides ``_TOP``.
@@ -99,6 +112,9 @@ class Profile:
     data_dir: Path | None = None  # the official CSVs' directory; None: the bundled sample
     lock: Lock | None = None
     scores_file: Path | None = None  # the release's scores.json: every score of a released metric comes from it
+    #: statements.generation (decoding settings) and statements.training (fine-tuning settings)
+    statement_generation: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    statement_training: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
 
     @property
     def statement_dir(self) -> Path | None:
@@ -122,6 +138,7 @@ class Profile:
             "lam": self.lam,
             "max_length": self.max_length,
             "batch_size": self.batch_size,
+            "statement_settings": dict(self.statement_generation),
         }
 
     def metric_options(self, metric: str) -> dict[str, Any]:
@@ -151,12 +168,22 @@ def _section(data: Mapping[str, Any], key: str, source: Path) -> Mapping[str, An
     if not isinstance(value, Mapping):
         raise ProfileError(f"{source}: '{key}' must be a mapping, got {type(value).__name__}")
     expected = _SCHEMA.get(key)
+    optional = _OPTIONAL_SETTINGS.get(key, {})
     if expected is not None:
         missing = [k for k in expected if k not in value]
-        unknown = [k for k in value if k not in expected]
+        unknown = [k for k in value if k not in expected and k not in optional]
         if missing or unknown:
-            raise ProfileError(f"{source}: section '{key}' must have exactly the keys {list(expected)}; "
-                               f"missing {missing}, unknown {unknown}")
+            raise ProfileError(f"{source}: section '{key}' must have exactly the keys {list(expected)}"
+                               f"{f' (optionally {list(optional)})' if optional else ''}; missing {missing}, "
+                               f"unknown {unknown}")
+    for name, allowed in optional.items():
+        settings = value.get(name, {})
+        if not isinstance(settings, Mapping):
+            raise ProfileError(f"{source}: {key}.{name} must be a mapping of {list(allowed)}")
+        for setting, setting_value in settings.items():
+            if setting not in allowed:
+                raise ProfileError(f"{source}: {key}.{name}.{setting} is not a setting; known: {list(allowed)}")
+            _typed(setting_value, allowed[setting], f"{key}.{name}.{setting}", source)
     return value
 
 
@@ -305,4 +332,6 @@ def load_profile(name_or_path: str | os.PathLike[str] | Profile, *, locked: bool
         data_dir=None if data_value == SAMPLE_DATA else Path(_path_value(data_value, source) or ""),
         lock=lock,
         scores_file=None if scores is None else Path(_path_value(scores, source) or ""),
+        statement_generation=MappingProxyType(dict(statements.get("generation", {}))),
+        statement_training=MappingProxyType(dict(statements.get("training", {}))),
     )

@@ -94,7 +94,8 @@ def test_the_lock_pins_unpinned_models_and_checks_every_file(tmp_path, monkeypat
     monkeypatch.setattr(constants, "HF_HUB_CACHE", str(cache))
     commit = "c" * 40
     snapshot = _hub_snapshot(cache, "cross-encoder/nli-deberta-v3-large", commit, {"config.json": b"{}"})
-    profile_file = write_profile(tmp_path / "profile", data="./official")
+    # a profile that leaves the NLI revision to the lock (the bundled one pins the authors' commit)
+    profile_file = write_profile(tmp_path / "profile", data="./official", nli__revision=None)
     official = tmp_path / "profile" / "official"
     official.mkdir()
     (official / "CAP-Statements.csv").write_text("id\n1\n")

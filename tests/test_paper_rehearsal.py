@@ -73,6 +73,13 @@ def rehearsal(tmp_path_factory):
     for official, sample in OFFICIAL.items():
         shutil.copy2(ROOT / "data" / "sample" / sample, served / official)
     repo = _copy_tree(base / "repo")
+    # the stand-ins' commits are the fake Hub's own: the authors' pinned commits of paper.yaml left to the lock
+    paper_yaml = repo / "caplib" / "profiles" / "paper.yaml"
+    text = paper_yaml.read_text(encoding="utf-8")
+    for pinned in ("bab4bc7178836f731dcfd18c06ca9def0a137712", "73fb5dbe4756edadc8fbe8c769b0a109493acf7a"):
+        assert pinned in text
+        text = text.replace(pinned, "null")
+    paper_yaml.write_text(text, encoding="utf-8")
     with FakeHub() as hub:
         commits = {repo_id: hub.add_repo(repo_id, directory) for repo_id, directory in standins.items()}
         for name in OFFICIAL:
@@ -126,6 +133,10 @@ def test_fetch_and_statement_training_run(rehearsal):
     _succeeded(rehearsal["fetch"], "caplib fetch")
     _succeeded(rehearsal["train"], "statement training")
     assert (rehearsal["repo"] / "models" / "statements" / "config.json").is_file()
+    manifest = json.loads((rehearsal["repo"] / "models" / "statements" / "caplib_statements.json").read_text())
+    hyper = manifest["hyperparameters"]  # the paper profile's statements.training: the authors' settings
+    assert (hyper["weight_decay"], hyper["patience"], hyper["epochs"]) == (0.01, 8, 15)
+    assert hyper["schedule"] == "cosine decay to 0, warm-up ratio 0.1"
 
 
 def test_the_book_builds_offline(rehearsal, book):

@@ -443,3 +443,88 @@ def test_cli_trains_and_evaluates_a_seq2seq_model(tiny_mt5, tmp_path, capsys, mo
     assert main(["evaluate", "--model", str(out), "--data", str(data), "--max-length", "24", "--device", "cpu"]) == 0
     printed = capsys.readouterr().out
     assert "statements:" in printed and "short-question" in printed
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The authors' published settings (the paper profile's statements.generation and statements.training)
+
+
+def test_learning_rate_schedules_equal_transformers_own():
+    import torch
+    from transformers import get_cosine_schedule_with_warmup, get_linear_schedule_with_warmup
+
+    from caplib.statements.training import learning_rate_factor
+
+    for schedule, reference in (("cosine", get_cosine_schedule_with_warmup),
+                                ("linear", get_linear_schedule_with_warmup)):
+        optimizer = torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=1.0)
+        theirs = reference(optimizer, num_warmup_steps=5, num_training_steps=47)
+        expected = []
+        for _ in range(48):
+            expected.append(optimizer.param_groups[0]["lr"])
+            optimizer.step()
+            theirs.step()
+        ours = [learning_rate_factor(step, total=47, warmup=5, schedule=schedule) for step in range(48)]
+        assert ours == pytest.approx(expected, abs=1e-12)
+
+
+def test_finetune_records_weight_decay_warmup_and_cosine(tiny_mt5, tmp_path):
+    out = finetune(TRAIN, VALIDATION, tiny_mt5, tmp_path / "model", batch_size=2, grad_accum=2, max_steps=1,
+                   seed=0, device="cpu", max_length=24, progress=False, weight_decay=0.01, warmup_ratio=0.1,
+                   schedule="cosine", patience=8)
+    hyper = json.loads((out / MANIFEST_NAME).read_text(encoding="utf-8"))["hyperparameters"]
+    assert (hyper["weight_decay"], hyper["schedule"], hyper["patience"]) == (0.01, "cosine decay to 0, warm-up "
+                                                                              "ratio 0.1", 8)
+    with pytest.raises(ValueError, match="schedule must be 'linear' or 'cosine'"):
+        finetune(TRAIN, VALIDATION, tiny_mt5, tmp_path / "x", schedule="constant", device="cpu", progress=False)
+
+
+def test_the_paper_profile_carries_the_authors_settings():
+    from caplib.profiles import load_profile
+
+    paper = load_profile("paper", locked=False)
+    assert paper.nli_revision == "bab4bc7178836f731dcfd18c06ca9def0a137712"
+    assert paper.statement_base_revision == "73fb5dbe4756edadc8fbe8c769b0a109493acf7a"
+    assert dict(paper.statement_generation) == {"num_beams": 4, "max_input_length": 128, "max_new_tokens": 512}
+    assert dict(paper.statement_training) == {"epochs": 15, "batch_size": 4, "grad_accum": 2, "lr": 5e-5,
+                                              "weight_decay": 0.01, "warmup_ratio": 0.1, "schedule": "cosine",
+                                              "patience": 8}
+    assert paper.cap_kwargs()["statement_settings"] == dict(paper.statement_generation)
+
+
+def test_a_profile_setting_that_does_not_exist_is_named(tmp_path):
+    import yaml
+
+    from caplib.profiles import PROFILE_DIR, ProfileError, load_profile
+
+    settings = yaml.safe_load((PROFILE_DIR / "paper.yaml").read_text())
+    settings["statements"]["generation"]["beams"] = 4
+    (tmp_path / "p.yaml").write_text(yaml.safe_dump(settings))
+    with pytest.raises(ProfileError, match="statements.generation.beams is not a setting"):
+        load_profile(tmp_path / "p.yaml")
+
+
+def test_generation_cuts_inputs_and_new_tokens_as_the_authors_did(tiny_mt5):
+    runtime = Runtime(cache=False, progress=False)
+    long_question = "Which of these " + "very long words " * 40 + "is right?"
+    capped = Seq2SeqStatementGenerator(tiny_mt5, max_input_length=16, max_new_tokens=3, runtime=runtime)
+    capped.load()
+    calls = []
+    real_generate = capped._model.generate
+
+    def spy(**kwargs):  # the real generate, its inputs and limits recorded
+        generated = real_generate(**kwargs)
+        calls.append((kwargs["input_ids"].shape[1], kwargs["max_new_tokens"], kwargs["max_length"],
+                      generated.shape[1]))
+        return generated
+
+    capped._model.generate = spy
+    outputs = capped.generate([long_question, "Who wrote Hamlet?"], ["Paris", "Shakespeare"])
+    assert capped.last_stats["truncated"] == 1  # the long input, cut at 16 tokens
+    assert max(length for length, *_ in calls) == 16
+    assert all(new == 3 and total is None and generated <= 1 + 3 for _, new, total, generated in calls)
+    assert str(capped.signature()).endswith("|beams:4|max_input:16|max_new:3")
+    # the first 16 tokens of the input decide: a different tail after them changes nothing
+    other_tail = long_question.replace("is right?", "was wrong!")
+    assert capped.generate([other_tail], ["Paris"]) == outputs[:1]
+    assert "max_input" not in str(Seq2SeqStatementGenerator(tiny_mt5, runtime=runtime).signature())

@@ -48,16 +48,18 @@ def _split(frame: Any, name: str, data: str) -> Any:
 
 
 def _train(args: Any, parser: Any) -> int:
+    given = {name: value for name, value in (("epochs", args.epochs), ("lr", args.lr), ("batch_size", args.batch_size),
+                                             ("grad_accum", args.grad_accum), ("patience", args.patience))
+             if value is not None}  # the rest: the profile's statements.training, or finetune's defaults
     if args.profile is not None:
         if any(value is not None for value in (args.data, args.base, args.out, args.splits, args.revision)):
             parser.error("--profile names the data, split, base model, its revision and the output directory; drop "
                          "--data/--splits/--base/--revision/--out")
-        print(f"[statements] the paper's recipe: {args.epochs} epochs at most; on a 2-core CPU one epoch of 8,800 rows "
-              f"takes about {CPU_HOURS_PER_EPOCH} h, so use a GPU", flush=True)
+        print(f"[statements] the profile's recipe; on a 2-core CPU one epoch of 8,800 rows takes about "
+              f"{CPU_HOURS_PER_EPOCH} h, so use a GPU", flush=True)
         path = train_for_profile(args.profile, max_steps=args.max_steps, device=args.device, seed=args.seed,
-                                 allow_unpinned=args.allow_unpinned, epochs=args.epochs, lr=args.lr,
-                                 batch_size=args.batch_size, grad_accum=args.grad_accum, patience=args.patience,
-                                 num_beams=args.num_beams, max_length=args.max_length)
+                                 allow_unpinned=args.allow_unpinned, num_beams=args.num_beams,
+                                 max_length=args.max_length, **given)
     else:
         missing = [flag for flag, value in (("--data", args.data), ("--base", args.base), ("--out", args.out))
                    if value is None]
@@ -65,10 +67,9 @@ def _train(args: Any, parser: Any) -> int:
             parser.error(f"train needs --profile, or all of --data, --base and --out (missing {', '.join(missing)})")
         frame = _load_split_data(args.data, args.splits)
         path = finetune(_split(frame, "train", args.data), _split(frame, "validation", args.data), args.base, args.out,
-                        epochs=args.epochs, lr=args.lr, batch_size=args.batch_size, grad_accum=args.grad_accum,
-                        patience=args.patience, seed=args.seed, max_steps=args.max_steps, device=args.device,
-                        revision=args.revision, allow_unpinned=args.allow_unpinned, num_beams=args.num_beams,
-                        max_length=args.max_length)
+                        seed=args.seed, max_steps=args.max_steps, device=args.device, revision=args.revision,
+                        allow_unpinned=args.allow_unpinned, num_beams=args.num_beams, max_length=args.max_length,
+                        **given)
     manifest = json.loads((path / MANIFEST_NAME).read_text(encoding="utf-8"))
     print(f"best checkpoint: {path} (epoch {manifest['best_epoch']}, validation ROUGE-L "
           f"{manifest['best_validation_rouge_l']:.4f}; manifest {path / MANIFEST_NAME})")
@@ -98,11 +99,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         sub.add_argument("--max-length", type=int, default=512)
     train.add_argument("--base", help="Hub id (with --revision) or local directory, e.g. google/mt5-small")
     train.add_argument("--out", help="output directory for the best checkpoint and its manifest")
-    train.add_argument("--epochs", type=int, default=15)
-    train.add_argument("--lr", type=float, default=5e-5)
-    train.add_argument("--batch-size", type=int, default=4)
-    train.add_argument("--grad-accum", type=int, default=2)
-    train.add_argument("--patience", type=int, default=3)
+    # None: the profile's statements.training with --profile, else finetune's defaults (App. C.2)
+    train.add_argument("--epochs", type=int, default=None)
+    train.add_argument("--lr", type=float, default=None)
+    train.add_argument("--batch-size", type=int, default=None)
+    train.add_argument("--grad-accum", type=int, default=None)
+    train.add_argument("--patience", type=int, default=None)
     train.add_argument("--seed", type=int, default=0)
     train.add_argument("--max-steps", type=int)
     evaluate.add_argument("--model", required=True,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.metadata
 import json
@@ -63,6 +64,22 @@ def _pad(sequences: list[list[int]], pad_id: int) -> tuple[Any, Any]:
     return ids, mask
 
 
+def learning_rate_factor(step: int, *, total: int, warmup: int = 0, schedule: str = "linear") -> float:
+    """The learning rate at optimizer ``step`` as a share of the peak: a linear warm-up over ``warmup`` steps, then a
+    linear or half-cosine decay to 0 at ``total`` (the schedules of Hugging Face's ``get_scheduler``).
+
+    Example:
+        >>> [round(learning_rate_factor(s, total=10, warmup=2, schedule="cosine"), 3) for s in (0, 1, 2, 6, 10)]
+        [0.0, 0.5, 1.0, 0.5, 0.0]
+    """
+    if step < warmup:
+        return step / warmup
+    progress = (step - warmup) / max(1, total - warmup)
+    if schedule == "cosine":
+        return max(0.0, 0.5 * (1.0 + math.cos(math.pi * progress)))
+    return max(0.0, 1.0 - progress)
+
+
 def finetune(
     train_df: Any,
     val_df: Any,
@@ -81,6 +98,9 @@ def finetune(
     allow_unpinned: bool = False,
     num_beams: int = 4,
     max_length: int = 512,
+    weight_decay: float = 0.0,
+    warmup_ratio: float = 0.0,
+    schedule: str = "linear",
     progress: bool = True,
 ) -> Path:
     """Fine-tune a seq2seq checkpoint on CAP-Statements (App. C.2) and save the best one in ``output_dir``.
@@ -88,9 +108,12 @@ def finetune(
     Recipe: AdamW, learning rate ``lr`` (5e-5), micro-batches of ``batch_size`` (4) with gradient
     accumulation ``grad_accum`` (2), at most ``epochs`` (15) epochs, early stopping on validation
     ROUGE-L (``caplib.baselines.score("rouge_l")``, beam search as in decoding) after ``patience``
-    evaluations without improvement. The paper states nothing else; the remaining settings are the
-    Hugging Face ``Seq2SeqTrainer`` defaults such a setup uses: weight decay 0, linear learning-rate
-    decay to 0 over the planned steps, no warm-up, gradient-norm clipping at 1.0. Training inputs are
+    evaluations without improvement. The paper states nothing else; by default the remaining settings are
+    the Hugging Face ``Seq2SeqTrainer`` defaults such a setup uses: ``weight_decay`` 0, ``schedule`` ``"linear"``
+    learning-rate decay to 0 over the planned steps after ``warmup_ratio`` (0) of them spent warming up linearly,
+    gradient-norm clipping at 1.0; ``schedule="cosine"`` decays along a half cosine instead. The authors'
+    configuration (the paper profile's ``statements.training``) sets weight decay 0.01, warm-up 0.1, cosine and
+    patience 8. Training inputs are
     :func:`format_input` and targets the reference statements, both cut at ``max_length`` tokens.
     Validation runs after every epoch, and once more when ``max_steps`` optimizer steps stop training
     early. The best checkpoint (model + tokenizer) is written to ``output_dir`` with
@@ -114,6 +137,9 @@ def finetune(
 
     from caplib.baselines import score, signature
 
+    if schedule not in ("linear", "cosine") or not 0.0 <= warmup_ratio < 1.0 or weight_decay < 0:
+        raise ValueError(f"schedule must be 'linear' or 'cosine', warmup_ratio in [0, 1) and weight_decay >= 0; got "
+                         f"{schedule!r}, {warmup_ratio}, {weight_decay}")
     if min(epochs, batch_size, grad_accum, patience) < 1 or (max_steps is not None and max_steps < 1) or lr <= 0:
         raise ValueError(f"epochs, batch_size, grad_accum, patience and max_steps must be positive integers and lr "
                          f"> 0; got epochs={epochs}, batch_size={batch_size}, grad_accum={grad_accum}, "
@@ -137,11 +163,13 @@ def finetune(
 
     steps_per_epoch = math.ceil(math.ceil(len(encoded) / batch_size) / grad_accum)
     total_steps = min(epochs * steps_per_epoch, max_steps or epochs * steps_per_epoch)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.0)
-    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: max(0.0, 1.0 - step / total_steps))
+    optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, functools.partial(
+        learning_rate_factor, total=total_steps, warmup=math.ceil(warmup_ratio * total_steps), schedule=schedule))
     hyperparameters = {
-        "optimizer": "AdamW", "lr": lr, "weight_decay": 0.0, "betas": [0.9, 0.999], "eps": 1e-8,
-        "schedule": "linear decay to 0, no warm-up", "max_grad_norm": 1.0, "batch_size": batch_size,
+        "optimizer": "AdamW", "lr": lr, "weight_decay": weight_decay, "betas": [0.9, 0.999], "eps": 1e-8,
+        "schedule": f"{schedule} decay to 0, warm-up ratio {warmup_ratio:g}", "max_grad_norm": 1.0,
+        "batch_size": batch_size,
         "grad_accum": grad_accum, "effective_batch_size": batch_size * grad_accum, "epochs": epochs,
         "patience": patience, "max_steps": max_steps, "max_length": max_length, "num_beams": num_beams,
         "selection": str(signature("rouge_l")),
@@ -233,7 +261,8 @@ def train_for_profile(profile: Any, *, max_steps: int | None = None, device: Any
 
     Data: the profile's CAP-Statements with its split (the seeded one of :func:`caplib.datasets.ensure_statement_splits`
     when the official data has none); base: ``statements.base_model`` at its locked commit; ``recipe``: other
-    :func:`finetune` settings (App. C.2 defaults). Training writes to ``<model>.partial`` and renames it when done,
+    :func:`finetune` settings, over the profile's ``statements.training`` (None values are left to the profile),
+    over :func:`finetune`'s defaults. Training writes to ``<model>.partial`` and renames it when done,
     so an interrupted run never leaves a directory that looks finished. The model's hash and a summary of its
     manifest join the profile's lock (:mod:`caplib.lock`), so a run of the book checks it.
 
@@ -264,6 +293,7 @@ def train_for_profile(profile: Any, *, max_steps: int | None = None, device: Any
     partial = target.with_name(f"{target.name}.partial")
     if partial.exists():
         shutil.rmtree(partial)  # an interrupted earlier run
+    recipe = {**settings.statement_training, **{key: value for key, value in recipe.items() if value is not None}}
     finetune(select_split(rows, "train"), select_split(rows, "validation"), settings.statement_base_model, partial,
              revision=settings.statement_base_revision, allow_unpinned=allow_unpinned, max_steps=max_steps,
              device=device, seed=seed, progress=progress, **recipe)
