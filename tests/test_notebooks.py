@@ -183,7 +183,7 @@ def test_baselines_chapter_cap_beats_every_offline_baseline(book):
     best_baseline = max(value for metric, value in pairwise.items() if metric not in ("cap", "shortcut"))
     assert pairwise["cap"] >= best_baseline + 2 * 100 * CAP_TOL  # ahead of every offline metric, beyond tolerance
     assert pairwise["bertscore"] == pytest.approx(58.86, abs=0.05)
-    assert pairwise["rouge_l"] == pytest.approx(54.21, abs=0.01)  # stemmed, as the authors' release (53.92 unstemmed)
+    assert pairwise["rouge_l"] == pytest.approx(54.03, abs=0.01)  # as the release: stemmed, 10 decimals (53.92 before)
     # the shortcut baseline (surface features only, out of fold) is reported, and the chapter says where CAP wins
     assert pairwise["shortcut"] == pytest.approx(66.94, abs=0.01)
     verdict = numbers["cap_vs_shortcut"]

