@@ -169,6 +169,16 @@ def test_the_paper_tokenizer_without_its_punkt_model_is_unavailable(monkeypatch)
         lexical._nltk39_word_tokenize.cache_clear()
 
 
+def test_both_profiles_score_the_lexical_baselines_with_the_papers_defaults():
+    # the lexical metrics need no model: the offline profile keeps the paper's settings, which are the defaults
+    from caplib.profiles import load_profile
+
+    for name in ("paper", "offline"):
+        options = load_profile(name).baselines
+        for metric in ("bleu", "rouge_l", "meteor"):
+            assert dict(options[metric]) == dict(METRICS[metric].defaults), (name, metric)
+
+
 # --- ROUGE-L -------------------------------------------------------------------------------------------------
 
 
