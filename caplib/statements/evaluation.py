@@ -3,10 +3,15 @@ type)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
+
+#: ROUGE-L options of statement quality (Sec. 4) and of the fine-tuning's model selection: no stemming, as the
+#: authors' statement code scores statements; the baseline comparison of answers stems (``caplib.baselines``).
+STATEMENT_ROUGE_L: Mapping[str, Any] = MappingProxyType({"stem": False})
 
 
 def evaluate_statements(predictions: Sequence[str], references: Sequence[str],
@@ -22,7 +27,8 @@ def evaluate_statements(predictions: Sequence[str], references: Sequence[str],
       The paper does not say which of the two it reports.
     * ``sentence_bleu``: mean of ``caplib.baselines.score("bleu")`` (nltk ``sentence_bleu``,
       smoothing method1), the BLEU of the baseline comparison.
-    * ``rouge_l``: mean ``caplib.baselines.score("rouge_l")`` (rouge_score rougeL F-measure).
+    * ``rouge_l``: mean ``caplib.baselines.score("rouge_l", **STATEMENT_ROUGE_L)`` (rouge_score rougeL
+      F-measure, no stemming).
     * ``em``: mean ``caplib.baselines.score("em")`` (SQuAD normalization: case, punctuation and
       articles ignored); ``em_strict``: identical strings after whitespace normalization.
     * ``n``: statements in the row.
@@ -54,7 +60,7 @@ def evaluate_statements(predictions: Sequence[str], references: Sequence[str],
         raise ValueError(f"{len(types)} question types for {len(predictions)} statements")
     tokenize = tokenizer("word")
     sentence_bleu = score("bleu", references, predictions)
-    rouge_l = score("rouge_l", references, predictions)
+    rouge_l = score("rouge_l", references, predictions, **STATEMENT_ROUGE_L)
     em = score("em", references, predictions)
     strict = np.array([" ".join(p.split()) == " ".join(r.split()) for p, r in zip(predictions, references)], float)
     groups = {"overall": np.arange(len(predictions))}
@@ -73,5 +79,5 @@ def evaluate_statements(predictions: Sequence[str], references: Sequence[str],
     table = pd.DataFrame.from_dict(rows, orient="index")
     table.index.name = "question_type"
     table.attrs["signature"] = (f"bleu:corpus|tok:word|smooth:none|case:mixed; sentence_bleu:{signature('bleu')}; "
-                                f"rouge_l:{signature('rouge_l')}; em:{signature('em')}")
+                                f"rouge_l:{signature('rouge_l', **STATEMENT_ROUGE_L)}; em:{signature('em')}")
     return table

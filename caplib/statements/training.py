@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from caplib.checkpoints import pick_device, resolve_checkpoint
+from caplib.statements.evaluation import STATEMENT_ROUGE_L
 from caplib.statements.inputs import INPUT_TEMPLATE, check_pairs, format_input
 from caplib.statements.seq2seq import MANIFEST_NAME, generate_batched
 
@@ -107,14 +108,14 @@ def finetune(
 
     Recipe: AdamW, learning rate ``lr`` (5e-5), micro-batches of ``batch_size`` (4) with gradient
     accumulation ``grad_accum`` (2), at most ``epochs`` (15) epochs, early stopping on validation
-    ROUGE-L (``caplib.baselines.score("rouge_l")``, beam search as in decoding) after ``patience``
-    evaluations without improvement. The paper states nothing else; by default the remaining settings are
-    the Hugging Face ``Seq2SeqTrainer`` defaults such a setup uses: ``weight_decay`` 0, ``schedule`` ``"linear"``
-    learning-rate decay to 0 over the planned steps after ``warmup_ratio`` (0) of them spent warming up linearly,
-    gradient-norm clipping at 1.0; ``schedule="cosine"`` decays along a half cosine instead. The authors'
-    configuration (the paper profile's ``statements.training``) sets weight decay 0.01, warm-up 0.1, cosine and
-    patience 8. Training inputs are
-    :func:`format_input` and targets the reference statements, both cut at ``max_length`` tokens.
+    ROUGE-L (``caplib.baselines.score("rouge_l", **STATEMENT_ROUGE_L)``: no stemming; beam search as in
+    decoding) after ``patience`` evaluations without improvement. The paper states nothing else; by default the
+    remaining settings are the Hugging Face ``Seq2SeqTrainer`` defaults such a setup uses: ``weight_decay`` 0,
+    ``schedule`` ``"linear"`` learning-rate decay to 0 over the planned steps after ``warmup_ratio`` (0) of them
+    spent warming up linearly, gradient-norm clipping at 1.0; ``schedule="cosine"`` decays along a half cosine
+    instead. The authors' configuration (the paper profile's ``statements.training``) sets weight decay 0.01,
+    warm-up 0.1, cosine and patience 8. Training inputs are :func:`format_input` and targets the reference
+    statements, both cut at ``max_length`` tokens.
     Validation runs after every epoch, and once more when ``max_steps`` optimizer steps stop training
     early. The best checkpoint (model + tokenizer) is written to ``output_dir`` with
     ``MANIFEST_NAME``: data hash, hyperparameters, seed, library versions, best epoch, validation
@@ -172,7 +173,7 @@ def finetune(
         "batch_size": batch_size,
         "grad_accum": grad_accum, "effective_batch_size": batch_size * grad_accum, "epochs": epochs,
         "patience": patience, "max_steps": max_steps, "max_length": max_length, "num_beams": num_beams,
-        "selection": str(signature("rouge_l")),
+        "selection": str(signature("rouge_l", **STATEMENT_ROUGE_L)),
     }
     manifest: dict[str, Any] = {
         "kind": "caplib.statements.finetune",
@@ -188,7 +189,7 @@ def finetune(
         predictions, _ = generate_batched(model, tokenizer, val_inputs, num_beams=num_beams, max_length=max_length,
                                           device=device, progress=False)
         model.train()
-        return float(np.mean(score("rouge_l", val[2], predictions)))
+        return float(np.mean(score("rouge_l", val[2], predictions, **STATEMENT_ROUGE_L)))
 
     def write_manifest() -> None:
         (output / MANIFEST_NAME).write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n",

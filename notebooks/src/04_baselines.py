@@ -87,8 +87,10 @@ display(Markdown(scores.summary))
 # %% [markdown]
 # ## Which model each metric used, and which could not run
 # Every score carries a signature naming the package versions, checkpoints and settings that produced it
-# (sacrebleu style). The paper's setup (App. C.2): nltk `sentence_bleu` and `meteor_score`, `rouge_score`
-# rougeL, BERTScore F1 with roberta-large, COMET `Unbabel/wmt22-comet-da`, CAP with
+# (sacrebleu style). The paper's setup (App. C.2): nltk `sentence_bleu` and `meteor_score` on lower-cased text
+# tokenized as nltk 3.9's `word_tokenize` (`tok:nltk-3.9`), `rouge_score` rougeL with Porter stemming (`stem:yes`) —
+# the settings under which these three equal the authors' released per-row scores — BERTScore F1 with roberta-large,
+# COMET `Unbabel/wmt22-comet-da`, CAP with
 # `cross-encoder/nli-deberta-v3-large` at $\alpha = 0.85$, $\lambda = 0.30$. Offline, BERTScore runs on
 # all-MiniLM-L6-v2 and CAP on the NLI cross-encoder trained locally (`caplib.offline_nli`); COMET has no offline
 # checkpoint. A metric that cannot run is skipped with its reason, never given a made-up score.
