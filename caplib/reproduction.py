@@ -10,11 +10,12 @@ What the release's scores determine, and where (printed x100 with two decimals u
 - Tab. 12 (CAP's alpha/lambda sweep: Spearman, pairwise accuracy, violations), recomputed from the released NLI
   probabilities on the validation split, the 1,000 held-out rows the paper selected the weights on (App. C.3);
 - Tab. 14 (monotonicity violations out of 25 and their rate) on the test split;
-- Tab. 16 (CAP's Spearman, Kendall and pairwise accuracy on the 1,638 rows with a manual label, under each label
-  source) and Tab. 17 (CAP's class means there, under each source), with the labels of CAP-Correctness.csv.
+- Tab. 8 (Cohen's kappa, linear and quadratic weighted, of the synthetic against the manual labels), Tab. 16
+  (CAP's Spearman, Kendall and pairwise accuracy on the 1,638 rows with a manual label, under each label source)
+  and Tab. 17 (CAP's class means there, under each source), with the labels of CAP-Correctness.csv.
 
-Not determined by the release: COMET's numbers (no column), Tab. 5/6 (LLM answers), Tab. 1, 8, 15 (data and
-annotation statistics; Tab. 8 is label agreement, :func:`caplib.evaluation.agreement`).
+Not determined by the release: COMET's numbers (no column), Tab. 5/6 (LLM answers), Tab. 1 and 15 (data and
+annotation statistics).
 
 Example:
     >>> frame = pd.DataFrame({"table": [2], "row": ["CAP"], "column": ["spearman"], "printed": [60.37],
@@ -31,12 +32,15 @@ import numpy as np
 import pandas as pd
 
 from caplib import paper
-from caplib.evaluation import class_means, pair_name, pairwise_accuracy, rank_correlation
+from caplib.evaluation import agreement, class_means, pair_name, pairwise_accuracy, rank_correlation
 from caplib.evaluation.tables import protocol_tables
 from caplib.plots import PRINTED_METRIC
 from caplib.release import PROBABILITY_KEYS, SCORE_METRICS
 from caplib.sweep import sweep
 from caplib.taxonomy import HARD_PAIRS
+
+#: Tables printed with one decimal (the rest with two).
+_ONE_DECIMAL = {8: 1}
 
 __all__ = ["RELEASE_SEED", "at_print_precision", "paper_against_release", "release_tables"]
 
@@ -65,11 +69,12 @@ def release_tables(scores: pd.DataFrame, *, split: str = "test", n_resamples: in
 def _long(number: int, values: Mapping[tuple[str, str], float]) -> list[dict[str, object]]:
     """Rows of one table: the printed value of each (row, column) beside the recomputed one (NaN: not determined)."""
     table = paper.load_table(number)
-    key = {2: "metric", 3: "comparison", 4: "metric", 13: "metric", 14: "metric", 16: "key", 17: "label"}[number]
+    key = {2: "metric", 3: "comparison", 4: "metric", 8: "key", 13: "metric", 14: "metric", 16: "key",
+           17: "label"}[number]
     records = []
     for _, printed in table.iterrows():
         for column in table.columns:
-            if column in (key, "higher", "lower", "printed", "label_source", "violations_total"):
+            if column in (key, "higher", "lower", "printed", "label_source", "violations_total", "agreement_metric"):
                 continue
             records.append({"table": number, "row": str(printed[key]), "column": column,
                             "printed": float(printed[column]),
@@ -79,7 +84,7 @@ def _long(number: int, values: Mapping[tuple[str, str], float]) -> list[dict[str
 
 def paper_against_release(tables: Mapping[str, pd.DataFrame], scores: pd.DataFrame,
                           correctness: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Every printed number of Tab. 2, 3, 4, 12, 13, 14 (and 16, 17 with ``correctness``, the CAP-Correctness rows
+    """Every printed number of Tab. 2, 3, 4, 12, 13, 14 (and 8, 16, 17 with ``correctness``, the CAP-Correctness rows
     with ``label_semantic_manual``) beside its recomputation from the release (fractions, as computed; counts as
     counts), one row each: ``table``, ``row``, ``column``, ``printed``, ``recomputed`` (NaN where the release does
     not determine it: COMET). ``tables`` are :func:`release_tables` of the test split; ``scores`` the release's
@@ -89,7 +94,7 @@ def paper_against_release(tables: Mapping[str, pd.DataFrame], scores: pd.DataFra
     Example:
         >>> rows = paper_against_release(release_tables(scores), scores, correctness)  # doctest: +SKIP
         >>> sorted(rows.table.unique())  # doctest: +SKIP
-        [2, 3, 4, 12, 13, 14, 16, 17]
+        [2, 3, 4, 8, 12, 13, 14, 16, 17]
     """
     correlations = tables["correlations"].set_index("metric")
     pairs = tables["class_pairs"].set_index(["metric", "better", "worse"])
@@ -141,22 +146,23 @@ def _sweep_rows(scores: pd.DataFrame) -> list[dict[str, object]]:
 
 
 def _label_source_rows(scores: pd.DataFrame, correctness: pd.DataFrame) -> list[dict[str, object]]:
-    """Tab. 16 and 17: CAP on the rows with a manual label, under the synthetic and the manual labels."""
+    """Tab. 8 (the two label sources' agreement), 16 and 17 (CAP under each) on the rows with a manual label."""
     manual = correctness.dropna(subset=["label_semantic_manual"]).set_index("row_id")["label_semantic_manual"]
     rows = scores.set_index("row_id").join(manual, how="inner")
-    values: dict[tuple[str, str], float] = {}
+    kappas = agreement(rows["label"], rows["label_semantic_manual"])
+    values: dict[tuple[str, str], float] = {(key, "score"): kappas[key] for key in ("kappa", "linear", "quadratic")}
     for key, column, name in (("synthetic", "label", "Synthetic"), ("human", "label_semantic_manual", "Annotator")):
         spearman, kendall = rank_correlation(rows["cap"], rows[column])
         values |= {(key, "spearman"): spearman, (key, "kendall"): kendall,
                    (key, "pairwise_accuracy"): pairwise_accuracy(rows["cap"], rows[column])}
         for label, mean in class_means(rows["cap"], rows[column]).items():
             values[label, name] = mean
-    return _long(16, values) + _long(17, values)
+    return _long(8, values) + _long(16, values) + _long(17, values)
 
 
 def at_print_precision(frame: pd.DataFrame) -> pd.DataFrame:
     """``frame`` (:func:`paper_against_release`) with ``recomputed`` on the paper's scale and precision (x100 with two
-    decimals; counts as counts), ``difference`` (recomputed - printed) and ``equal`` (the same printed number).
+    decimals, one for Tab. 8; counts as counts), ``difference`` (recomputed - printed) and ``equal`` (the same printed number).
 
     Example:
         >>> frame = pd.DataFrame({"table": [14], "row": ["CAP"], "column": ["violations"], "printed": [4.0],
@@ -165,7 +171,9 @@ def at_print_precision(frame: pd.DataFrame) -> pd.DataFrame:
         [True]
     """
     counts = frame["column"].eq("violations")
-    scaled = np.where(counts, frame["recomputed"], np.round(frame["recomputed"] * 100, 2))
+    places = frame["table"].map(lambda number: _ONE_DECIMAL.get(number, 2))
+    scaled = np.where(counts, frame["recomputed"], [round(value * 100, int(p)) if pd.notna(value) else np.nan
+                                                    for value, p in zip(frame["recomputed"], places)])
     out = frame.assign(recomputed=scaled)
     out["difference"] = np.round(out["recomputed"] - out["printed"], 2)
     out["equal"] = out["difference"].eq(0)

@@ -5,9 +5,9 @@ it was checked); none of it is in the repository. Every test here is skipped, wi
 
 - BLEU, ROUGE-L and METEOR of the paper profile against ``docs/data/scores.json``, every row (Sec. 6 baselines), and
   their Spearman, Kendall and pairwise accuracy against ``docs/data/results.json`` (Tab. 2's quantities).
-- The paper's label tables recomputed from the released labels and CAP: Tab. 8 (Cohen's kappa of ``label_semantic``
-  against ``label_semantic_manual``), Tab. 16 (CAP's correlation under each label source) and Tab. 17 (mean CAP per
-  class under each), each printed value equal at print precision or listed below with the recomputed one.
+
+The paper's label tables (Tab. 8, 16, 17) recomputed from the release are ``caplib.reproduction``'s, asserted in
+``tests/test_release.py`` with every other table the release determines.
 """
 
 from __future__ import annotations
@@ -132,64 +132,3 @@ def test_full_floats_give_the_printed_tab2_and_tab4_lexical_rows(release, full_f
 
 
 # ------------------------------------------------------------------------- item 4: Tab. 8, 16 and 17 recomputed
-
-
-#: Printed cells that the release does not reproduce at print precision: (printed, recomputed). Tab. 8 does not
-#: follow from the released label columns (no subset by split or dataset, and no merge of two classes, gives 77.9).
-#: Tab. 16 and 17 differ in the last printed digit wherever they differ, as the paper's CAP does from the released
-#: ``cap`` column elsewhere (Tab. 2 prints CAP's Spearman 60.37, the release gives 60.38); Tab. 17's synthetic OV
-#: is 0.72 off, and both columns still give the 4 violations App. E states.
-RECOMPUTED = {
-    8: {("kappa", "score"): (77.9, 81.1), ("linear", "score"): (82.5, 86.9), ("quadratic", "score"): (87.9, 91.2)},
-    16: {("synthetic", "kendall"): (54.69, 54.70), ("human", "spearman"): (69.89, 69.88),
-         ("human", "kendall"): (57.34, 57.33), ("human", "pairwise_accuracy"): (87.16, 87.15)},
-    17: {("alternative_correct", "Synthetic"): (36.74, 36.75), ("overinclusive_valid", "Synthetic"): (50.07, 50.79),
-         ("overinclusive_invalid", "Synthetic"): (39.20, 39.21), ("exact", "Annotator"): (98.62, 98.63),
-         ("alternative_correct", "Annotator"): (31.74, 31.75), ("overinclusive_valid", "Annotator"): (49.91, 49.92),
-         ("partial", "Annotator"): (77.98, 77.97), ("contradictory", "Annotator"): (4.22, 4.23)},
-}
-
-
-@pytest.fixture(scope="module")
-def doubly_labelled(release: pd.DataFrame) -> pd.DataFrame:
-    both = release[release["label_semantic_manual"].str.strip() != ""]
-    assert len(both) == 1638  # App. B.3 and E: the 1,638 human-validated examples
-    return both
-
-
-def _differences(number: int, computed: dict[tuple[str, str], float], decimals: int, index: str) -> dict:
-    """Printed cells of table ``number`` that ``computed`` (x100) does not give at ``decimals``: (printed, ours)."""
-    table = paper.load_table(number).set_index(index)
-    assert {row for row, _ in computed} == set(table.index)
-    return {(row, column): (float(table.loc[row, column]), round(100 * value, decimals))
-            for (row, column), value in computed.items() if round(100 * value, decimals) != table.loc[row, column]}
-
-
-def test_tab8_label_agreement_from_the_released_labels(doubly_labelled):
-    kappas = evaluation.agreement(doubly_labelled["label_semantic"], doubly_labelled["label_semantic_manual"])
-    assert kappas["n"] == 1638
-    computed = {(key, "score"): kappas[key] for key in ("kappa", "linear", "quadratic")}
-    assert _differences(8, computed, 1, "key") == RECOMPUTED[8]
-
-
-def test_tab16_caps_correlation_under_each_label_source(doubly_labelled):
-    computed = {}
-    for key, column in (("synthetic", "label_semantic"), ("human", "label_semantic_manual")):
-        cap, labels = doubly_labelled["cap"].to_numpy(dtype=float), doubly_labelled[column]
-        spearman, kendall = evaluation.rank_correlation(cap, labels)
-        computed |= {(key, "spearman"): spearman, (key, "kendall"): kendall,
-                     (key, "pairwise_accuracy"): evaluation.pairwise_accuracy(cap, labels)}
-    assert _differences(16, computed, 2, "key") == RECOMPUTED[16]
-    assert computed[("human", "spearman")] > computed[("synthetic", "spearman")]  # App. E: closer to human labels
-
-
-def test_tab17_mean_cap_per_class_under_each_label_source(doubly_labelled):
-    computed, violations = {}, {}
-    for printed, column in (("Synthetic", "label_semantic"), ("Annotator", "label_semantic_manual")):
-        means = evaluation.class_means(doubly_labelled["cap"].to_numpy(dtype=float), doubly_labelled[column])
-        computed |= {(label, printed): value for label, value in means.items()}
-        violations[printed] = evaluation.monotonicity_violations(means)
-    assert _differences(17, computed, 2, "label") == RECOMPUTED[17]
-    expected = [("alternative_correct", "overinclusive_valid"), ("alternative_correct", "partial"),
-                ("alternative_correct", "overinclusive_invalid"), ("overinclusive_valid", "partial")]
-    assert violations == {"Synthetic": expected, "Annotator": expected}  # App. E: 4 of 25 under both

@@ -509,8 +509,9 @@ else:
     differing = determined[~determined["equal"]]
     per_table = determined.groupby("table").agg(numbers=("equal", "size"), equal=("equal", "sum"))
     display(Markdown(
-        f"**The paper's printed numbers beside the release.** Of the {len(printed)} numbers of Tab. 2, 3, 4, 12, 13, "
-        f"14, 16 and 17, the release determines {len(determined)} (not COMET's: it has no column); "
+        f"**The paper's printed numbers beside the release.** Of the {len(printed)} numbers of Tab. "
+        f"{', '.join(map(str, sorted(printed['table'].unique())))}, the release determines {len(determined)} (not "
+        f"COMET's: it has no column); "
         f"**{int(determined['equal'].sum())} are equal at the printed precision** and {len(differing)} differ:"))
     display(per_table.T)
     display(differing[["table", "row", "column", "printed", "recomputed", "difference"]].style.hide(axis="index")
