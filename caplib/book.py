@@ -93,8 +93,7 @@ def setup(device: str | None = None, allow_unpinned: bool = False, dtype: str | 
     # bert_score and the Hub client import tqdm.auto, which in a kernel without ipywidgets warns once on stderr;
     # caplib's own bars are plain tqdm (and off in chapters), so nothing here needs the widget
     warnings.filterwarnings("ignore", message="IProgress not found")
-    # a row the loader drops (the release's row without an answer) is said once, in chapter 2's text
-    warnings.simplefilter("ignore", data.DroppedRowsWarning)
+    warnings.simplefilter("ignore", data.DroppedRowsWarning)  # said once, in chapter 2's text
     runtime = Runtime(device=device, dtype=dtype, allow_unpinned=allow_unpinned, progress=False)
     try:
         from IPython import get_ipython
@@ -151,9 +150,7 @@ def record(numbers: Mapping[str, Any], path: str | os.PathLike[str]) -> None:
         json.dump(numbers, handle, indent=2, default=float)
 
 
-# ---------------------------------------------------------------------------------------------------------------
-# The two datasets (chapters 2 and 8)
-# ---------------------------------------------------------------------------------------------------------------
+# --- The two datasets (chapters 2 and 8) -----------------------------------------------------------------------
 
 @dataclass(frozen=True)
 class Datasets:
@@ -211,9 +208,7 @@ def load_datasets(
     return Datasets(full_correctness, full_statements, correctness, statements, skipped)
 
 
-# ---------------------------------------------------------------------------------------------------------------
-# One split, every metric (chapters 4-7)
-# ---------------------------------------------------------------------------------------------------------------
+# --- One split, every metric (chapters 4-7) --------------------------------------------------------------------
 
 #: Below this many rows in some class, chapters show :attr:`SplitScores.caution` instead of their conclusions.
 MIN_ROWS_PER_CLASS = 20
@@ -535,9 +530,7 @@ def beside_paper(number: int | pd.DataFrame, this_run: pd.DataFrame | None,
     return pd.DataFrame(parts, index=rows)
 
 
-# ---------------------------------------------------------------------------------------------------------------
-# One CAP scorer for a chapter (chapters 3 and 8)
-# ---------------------------------------------------------------------------------------------------------------
+# --- One CAP scorer for a chapter (chapters 3 and 8) -----------------------------------------------------------
 
 def cap_scorer(profile: str | Profile, runtime: Runtime | None = None,
                **overrides: Any) -> tuple[CAPScorer | None, str | None]:
@@ -550,9 +543,8 @@ def cap_scorer(profile: str | Profile, runtime: Runtime | None = None,
         (0.5, None)
     """
     settings = load_profile(profile)
-    if settings.scores_file is not None:
-        return None, (f"profile {settings.name!r} runs no model: its CAP is the authors' released per-row values "
-                      f"({settings.scores_file.name}), so what needs the NLI model itself is skipped")
+    if settings.scores_file is not None:  # released scores: CAP without a model
+        return None, f"profile {settings.name!r} runs no model: its CAP is the authors' released per-row values"
     try:
         return CAPScorer.from_profile(settings, runtime, **overrides), None
     except CheckpointNotAvailable as error:

@@ -18,7 +18,7 @@ Conventions of every loader here:
   frame's ``attrs["dropped_rows"]`` (``{row_id: reason}``); the other rows keep their ``row_id``.
 * The release's spellings are read as they are: question types ``short_question``, ``sentence_to_complete``,
   ``long_question_with_context``, ``blank_spaces_task``; CAP-Statements rows with an empty ``id`` (4,600 of the
-  official 11,000) get a stable one made from their content (:func:`content_id`).
+  official 11,000) get a stable one made from their content (:func:`caplib.text.content_id`).
 * Returned frames start with ``row_id`` (int), then the schema columns in schema order, then
   ``split`` when a split was given. Correctness labels are normalized with
   ``caplib.taxonomy.normalize_label``; a missing ``label_semantic_manual`` is NA (``.notna()`` selects
@@ -35,7 +35,6 @@ Example:
 from __future__ import annotations
 
 import csv
-import hashlib
 import http.client
 import io
 import json
@@ -50,7 +49,7 @@ import pandas as pd
 
 from caplib.release import CSV_FILES, RELEASE_FILES
 from caplib.taxonomy import LABELS, normalize_label
-from caplib.text import normalize_text
+from caplib.text import content_ids, normalize_text
 
 CORRECTNESS_COLUMNS: tuple[str, ...] = (
     "question",
@@ -422,7 +421,8 @@ def load_statements(path_or_url: str | Path, splits: str | Path | None = None) -
     _check_required(table, _STATEMENTS_REQUIRED + (("split",) if has_split_column else ()))
     missing_ids = _empty(table.frame["id"])
     if missing_ids.any():  # the release leaves 4,600 ids empty: give each a stable one, from its content
-        table.frame.loc[missing_ids, "id"] = _content_ids(table.frame[missing_ids])
+        rows = table.frame[missing_ids]
+        table.frame.loc[missing_ids, "id"] = content_ids(rows["question"], rows["answer"], rows["statement"])
     _check_unique(table, "id")
     table.frame["label_question_type"] = _normalize_column(table, "label_question_type", normalize_question_type,
                                                            QUESTION_TYPES)
@@ -435,29 +435,6 @@ def load_statements(path_or_url: str | Path, splits: str | Path | None = None) -
     elif splits is not None:
         split = _splits_for(table, "id", table.frame["id"], splits, "CAP-Statements.csv", _STATEMENTS_SPLITS)
     return _frame(table, STATEMENTS_COLUMNS, split)
-
-
-def content_id(question: str, answer: str, statement: str) -> str:
-    """A stable id for a CAP-Statements row that has none: ``sha-`` and 12 hex digits of the SHA-256 of its question,
-    answer and statement (so it does not depend on the row's position in the file).
-
-    Example:
-        >>> content_id("Capital of France?", "Paris", "The capital of France is Paris.")
-        'sha-c243a16c03e4'
-    """
-    digest = hashlib.sha256("\x1f".join((question, answer, statement)).encode("utf-8")).hexdigest()
-    return f"sha-{digest[:12]}"
-
-
-def _content_ids(rows: pd.DataFrame) -> list[str]:
-    """:func:`content_id` of each row; a repeated triple gets ``-2``, ``-3``, ... in file order."""
-    seen: dict[str, int] = {}
-    ids = []
-    for question, answer, statement in zip(rows["question"], rows["answer"], rows["statement"]):
-        base = content_id(question, answer, statement)
-        seen[base] = seen.get(base, 0) + 1
-        ids.append(base if seen[base] == 1 else f"{base}-{seen[base]}")
-    return ids
 
 
 def load_llm_answers(path_or_url: str | Path) -> pd.DataFrame:

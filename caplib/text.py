@@ -1,4 +1,5 @@
-"""Text normalization and near-duplicate detection of App. B.5 (normalized-text Jaccard >= 0.9).
+"""Text normalization and near-duplicate detection of App. B.5 (normalized-text Jaccard >= 0.9), and stable ids
+made from a row's text (:func:`content_id`).
 
 One normalization serves every comparison of texts in caplib: the cleaning rules (:mod:`caplib.data`),
 the template statement generator, the deduplication of the bundled samples and the offline NLI
@@ -16,13 +17,14 @@ Example:
 
 from __future__ import annotations
 
+import hashlib
 import math
 import re
 import unicodedata
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
-__all__ = ["jaccard", "near_duplicates", "near_duplicates_in", "normalize_text"]
+__all__ = ["content_id", "content_ids", "jaccard", "near_duplicates", "near_duplicates_in", "normalize_text"]
 
 _PUNCTUATION = re.compile(r"[\W_]+")  # punctuation and the "____" blanks of blank-spaces-task items
 
@@ -146,3 +148,31 @@ def _similar(x: frozenset[str], y: frozenset[str], threshold: float) -> bool:
         return False
     overlap = len(x & y)
     return overlap >= threshold * (len(x) + len(y) - overlap) - 1e-9
+
+
+def content_id(question: str, answer: str, statement: str) -> str:
+    """A stable id for a CAP-Statements row that has none (:func:`caplib.data.load_statements`): ``sha-`` and 12 hex digits of the SHA-256 of its question,
+    answer and statement (so it does not depend on the row's position in the file).
+
+    Example:
+        >>> content_id("Capital of France?", "Paris", "The capital of France is Paris.")
+        'sha-c243a16c03e4'
+    """
+    digest = hashlib.sha256("\x1f".join((question, answer, statement)).encode("utf-8")).hexdigest()
+    return f"sha-{digest[:12]}"
+
+
+def content_ids(questions: Iterable[str], answers: Iterable[str], statements: Iterable[str]) -> list[str]:
+    """:func:`content_id` of each (question, answer, statement); a repeated triple gets ``-2``, ``-3``, ... in order.
+
+    Example:
+        >>> content_ids(["Q"] * 2, ["A"] * 2, ["S"] * 2)[1].endswith("-2")
+        True
+    """
+    seen: dict[str, int] = {}
+    ids = []
+    for question, answer, statement in zip(questions, answers, statements):
+        base = content_id(question, answer, statement)
+        seen[base] = seen.get(base, 0) + 1
+        ids.append(base if seen[base] == 1 else f"{base}-{seen[base]}")
+    return ids

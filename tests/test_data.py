@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 
 from caplib import book, data, datasets
+from caplib.text import content_id
 from caplib.data import (
     CORRECTNESS_COLUMNS,
     OFFICIAL_URLS,
@@ -21,7 +22,6 @@ from caplib.data import (
     DataValidationError,
     DroppedRowsWarning,
     apply_cleaning_rules,
-    content_id,
     load_correctness,
     load_llm_answers,
     load_sample,
@@ -315,9 +315,11 @@ def test_unfetchable_url_points_to_official_files(http_server):
 
 def test_official_urls():
     assert set(OFFICIAL_URLS) == {"CAP-Correctness.csv", "CAP-Correctness-splits.csv", "CAP-Statements.csv"}
+    commits = {"CAP-Correctness.csv": "4491248acba112183356df05c1f74fc0d7ece826",  # MIRROR.md's pinned commits
+               "CAP-Correctness-splits.csv": "fef4a58cf08465cb829142a3f1548f800d4cdf04",
+               "CAP-Statements.csv": "bdc6a5a4b68e74f868aa6d105d0bb6a15bcfd026"}
     for name, url in OFFICIAL_URLS.items():
-        assert url == ("https://raw.githubusercontent.com/ElitsaY/EMNLP-2026-How-Correct-Is-Your-Answer-"
-                       f"/main/data/{name}")
+        assert url == f"https://raw.githubusercontent.com/ElitsaY/Correctness_eval/{commits[name]}/data/{name}"
 
 
 # --- bundled samples ---------------------------------------------------------------------------------------------
