@@ -120,7 +120,8 @@ def load_dataset(name: str, profile: object = "offline", path: str | Path | None
     if not source.is_file():
         named = profile if isinstance(profile, str) and profile in available_profiles() else settings.source
         raise FileNotFoundError(f"{source} not found: run `caplib fetch --profile {named}` (it downloads "
-                                f"{OFFICIAL_URLS[file]} and the other official files into {settings.data_dir})")
+                                f"{OFFICIAL_URLS[file]} and the other official files into {settings.data_dir}; "
+                                f"`--mirror DIR` copies them from a local copy of the authors' repository)")
     if splits is None and name == "cap_statements":
         splits = ensure_statement_splits(settings.data_dir)
     elif splits is None and splits_file and (settings.data_dir / splits_file).is_file():
