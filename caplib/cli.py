@@ -70,6 +70,7 @@ from caplib.checkpoints import CheckpointNotAvailable, pick_device
 from caplib.distributed import BLOCK_ROWS
 from caplib.data import load_scoring_input
 from caplib.files import write_atomically
+from caplib.inputs import check_input_file
 from caplib.runtime import BATCH_SIZE_IGNORED, NLI_BACKENDS, Runtime
 from caplib.scoring import METRIC_NAMES, SCORERS  # score columns `caplib score` writes, `caplib evaluate` reads
 
@@ -85,11 +86,6 @@ def _parse_metrics(text: str, configured: Sequence[str]) -> list[str]:
         raise ValueError(f"--metrics: unknown metric(s) {unknown or names}; choose from {', '.join(SCORERS)} "
                          f"or 'all' (the paper's: {', '.join(METRIC_NAMES)})")
     return list(dict.fromkeys(names))
-
-
-def _check_input(source: str) -> None:
-    if Path(source).is_dir():
-        raise ValueError(f"{source} is a directory; give the CSV file to read")
 
 
 def _check_output(output: Path, source: str, overwrite: bool) -> None:
@@ -118,7 +114,7 @@ def _score(args: argparse.Namespace) -> int:
         from caplib.lock import verify_lock
 
         verify_lock(profile.lock, profile.data_dir, profile.statement_dir)
-    _check_input(args.input)
+    check_input_file(args.input)
     if args.device is not None:
         pick_device(args.device)  # an unknown or absent device is named now, before any model loads
     output = Path(args.output)
@@ -202,7 +198,7 @@ def _calibration(name: str, profile: Any, metrics: Sequence[str]) -> Any:
     path = profile_calibration_path(profile.source) if name == "profile" else Path(name)
     if name == "profile" and path == shipped_path():
         path = for_this_backbone()  # refitted here once when this machine's backbone is not the shipped one's
-    if not path.is_file():
+    if not path.exists():  # anything else there (a pipe, a directory) is refused by load(), which names it
         raise ValueError(f"--classify {name}: no calibration file {path}" + (
             f" (profile {profile.name!r} ships none); fit one with `caplib calibrate`" if name == "profile" else ""))
     return load(path)
@@ -211,7 +207,9 @@ def _calibration(name: str, profile: Any, metrics: Sequence[str]) -> Any:
 def _calibrate(args: argparse.Namespace) -> int:
     from caplib.calibration import fit_scored_file
 
-    _check_input(args.scores)
+    check_input_file(args.scores)
+    if args.splits is not None:
+        check_input_file(args.splits, what="--splits")
     _check_output(Path(args.output), args.scores, overwrite=False)
     labeler = fit_scored_file(args.scores, args.label_column, splits=args.splits, split=args.split,
                               method=args.method, objective=args.objective)
@@ -234,7 +232,7 @@ def _read_scores(args: argparse.Namespace, metrics: Sequence[str]) -> pd.DataFra
 def _evaluate(args: argparse.Namespace) -> int:
     from caplib.evaluation import report
 
-    _check_input(args.scores)
+    check_input_file(args.scores)
     if args.bootstrap < 0:
         raise ValueError(f"--bootstrap must be 0 (no intervals) or a number of resamples, got {args.bootstrap}")
     header = pd.read_csv(args.scores, nrows=0).columns
@@ -268,7 +266,9 @@ def _compare(args: argparse.Namespace) -> int:
     """Paired bootstrap and approximate randomization of two metrics on the same labelled rows (``caplib compare``)."""
     from caplib.evaluation import PAIRED_STATISTICS, paired_bootstrap, paired_randomization
 
-    _check_input(args.scores)
+    check_input_file(args.scores)
+    if args.splits is not None:
+        check_input_file(args.splits, what="--splits")
     metrics = [name.strip() for name in args.metrics.split(",") if name.strip()]
     if len(metrics) != 2 or metrics[0] == metrics[1]:
         raise ValueError(f"--metrics names the two score columns to compare, e.g. cap,bertscore; got {args.metrics!r}")
@@ -446,7 +446,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="caplib: %(message)s")
     try:
         return int(args.func(args))
-    except (ValueError, CheckpointNotAvailable, FileNotFoundError, ConnectionError) as exc:
+    except (ValueError, CheckpointNotAvailable, OSError) as exc:  # OSError: a file or the network, named in it
         if args.debug:
             raise
         print(f"caplib: error: {exc}", file=sys.stderr)

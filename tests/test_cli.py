@@ -394,3 +394,100 @@ def test_score_cap_decomposed_on_statements_with_chunked_long_inputs(profile, tm
                                               statement_model=None, long_inputs="chunk")
     expected = scorer.score(statements["premise"], statements["hypothesis"])
     np.testing.assert_allclose(pd.read_csv(out)["cap_decomposed"], expected, rtol=0, atol=1e-9)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Issue 34: what a hostile but fair user found (no model needed: hand-made scored files, em)
+
+CAP_SIGNATURE = "cap|caplib:0.1.0|nli:tiny#sha256:0123456789ab|rev:local|statements:given|alpha:0.85|lam:0.3"
+
+
+def write_scored(path, n=160, labels=None, caps=None, row_ids=None):
+    """A file as `caplib score --metrics cap,em` writes it (row_id, label_semantic, cap, em), with its signature
+    file: CAP rises with the label's severity rank, plus seeded noise."""
+    rng = np.random.default_rng(0)
+    labels = labels if labels is not None else [list(SEVERITY)[i % len(SEVERITY)] for i in range(n)]
+    if caps is None:
+        caps = [f"{min(1.0, max(0.0, SEVERITY.get(label, 0) / 8 + rng.normal(0, 0.1))):.6f}" for label in labels]
+    ems = [f"{float(SEVERITY.get(label, 0) > 5):.1f}" for label in labels]
+    frame = pd.DataFrame({"row_id": row_ids if row_ids is not None else [str(i) for i in range(len(labels))],
+                          "label_semantic": labels, "cap": caps, "em": ems})
+    frame.to_csv(path, index=False)
+    (path.parent / f"{path.name}.signature.json").write_text(json.dumps(
+        {"metrics": {"cap": {"status": "scored", "signature": CAP_SIGNATURE}}}))
+    return path
+
+
+def write_splits(path, pairs):
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["row_id", "split"])
+        writer.writerows(pairs)
+    return path
+
+
+def test_no_command_blocks_on_a_fifo(tmp_path, capsys):
+    """Item 1: a FIFO as input hung evaluate, compare and calibrate (killed after 40-60 s); score said "no such
+    file" for it. Every file a command reads is refused at once as a named pipe."""
+    from tests.test_inputs import no_hang
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    scored, source = write_scored(tmp_path / "scored.csv"), write_correctness(tmp_path / "in.csv")
+    out, calibration = tmp_path / "out.csv", tmp_path / "calibration.json"
+    commands = [("score", fifo, "-o", out, "--metrics", "em"),
+                ("evaluate", fifo), ("compare", fifo, "--metrics", "cap,em"), ("calibrate", fifo, "-o", calibration),
+                ("compare", scored, "--metrics", "cap,em", "--splits", fifo, "--split", "test"),
+                ("calibrate", scored, "--splits", fifo, "--split", "validation", "-o", calibration),
+                ("score", source, "-o", out, "--metrics", "em", "--profile", fifo),
+                ("score", source, "-o", out, "--metrics", "cap", "--classify", fifo),
+                ("fetch", "--profile", fifo, "--dry-run")]
+    for command in commands:
+        with no_hang(20):
+            expect_error(capsys, *command, contains=[rf"{fifo}: is a named pipe \(FIFO\), not a regular file"])
+    assert not out.exists() and not calibration.exists()
+
+
+def test_an_unreadable_input_is_one_line_in_every_command(capsys):
+    """Item 2: permission denied gave a traceback and status 1 in score, evaluate, compare, calibrate and for
+    --splits; --splits naming a directory gave IsADirectoryError."""
+    from tests.test_inputs import as_another_user, shared_directory
+
+    directory = shared_directory()
+    scored = write_scored(directory / "scored.csv")
+    splits = write_splits(directory / "splits.csv", [(i, "validation" if i < 48 else "test") for i in range(160)])
+    source = write_correctness(directory / "in.csv")
+    out, calibration = directory / "out.csv", directory / "calibration.json"
+    commands = [("score", source, "-o", out, "--metrics", "em", "--no-cache", "--no-progress"),
+                ("evaluate", scored), ("compare", scored, "--metrics", "cap,em", "--resamples", "10", "--trials", "0"),
+                ("calibrate", scored, "-o", calibration),
+                ("compare", scored, "--metrics", "cap,em", "--splits", splits, "--split", "test", "--resamples", "10",
+                 "--trials", "0"),
+                ("calibrate", scored, "--splits", splits, "--split", "validation", "-o", calibration)]
+    for command in commands:  # readable: each runs (and imports what it needs while this process may read it)
+        assert run(*command) == 0, capsys.readouterr().err
+        calibration.unlink(missing_ok=True)
+    capsys.readouterr()
+    for command, locked in zip(commands, (source, scored, scored, scored, splits, splits)):
+        locked.chmod(0)
+        with as_another_user():
+            expect_error(capsys, *command, contains=[rf"{locked}: permission denied\. To fix: .*chmod u\+r {locked}"])
+        locked.chmod(0o644)
+    for command in commands[4:]:
+        expect_error(capsys, *[directory if part == splits else part for part in command],
+                     contains=[rf"--splits {directory}: is a directory, not a regular file"])
+
+
+@pytest.mark.parametrize("cells, kind", [([["a", "b"], ["c"]], "ndarray"), ([b"bytes", b"more"], "bytes"),
+                                         ([{"k": 1}, {"k": 2}], "dict")])
+def test_a_parquet_cell_that_is_not_text_is_named_not_scored(tmp_path, capsys, cells, kind):
+    """Items 4 and 5: a Parquet list column gave "truth value of an array ... ambiguous"; bytes and dict cells were
+    scored as their Python reprs (b'bytes', {'k': 1}) with status 0."""
+    pytest.importorskip("pyarrow")
+    source = tmp_path / "rows.parquet"
+    pd.DataFrame({"question": ["q0", "q1", "q2"], "gold_answer": ["g", "g", "g"],
+                  "answer": [None, *cells]}).to_parquet(source)
+    expect_error(capsys, "score", source, "-o", tmp_path / "out.csv", "--metrics", "em", "--no-cache",
+                 contains=[rf"rows\.parquet, row 1 .*column 'answer': a {kind} cell"])
+    assert not (tmp_path / "out.csv").exists()
+

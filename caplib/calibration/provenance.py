@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from caplib.files import write_atomically
+from caplib.inputs import read_input_text
 from caplib.signature import Signature
 
 __all__ = ["FORMAT", "REFIT_HINT", "CalibrationMismatch", "Provenance", "check_applicable", "read_document",
@@ -168,12 +169,13 @@ def read_document(path: str | Path) -> tuple[str, Provenance, dict[str, Any]]:
     """``(method, provenance, model)`` of a calibration file written by :func:`write_document`.
 
     Raises:
-        ValueError: not JSON, or not a calibration file of this format (the message names the file).
+        ValueError: not a readable regular file (``caplib.inputs``), not JSON, or not a calibration file of this
+            format (the message names the file).
         FileNotFoundError: no such file.
     """
     path = Path(path)
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
+        document = json.loads(read_input_text(path, what="calibration"))
     except json.JSONDecodeError as error:
         raise ValueError(f"{path}: not a calibration file (not JSON: {error})") from None
     if not isinstance(document, dict) or document.get("format") != FORMAT:

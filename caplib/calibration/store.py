@@ -26,6 +26,7 @@ from caplib.calibration.components import FEATURES, ComponentLabeler
 from caplib.calibration.provenance import Provenance, check_applicable, read_document
 from caplib.calibration.thresholds import ThresholdLabeler
 from caplib.checkpoints import sha256_of
+from caplib.inputs import read_input_text
 from caplib.scored import read_scored
 from caplib.signature import Signature
 
@@ -83,11 +84,16 @@ def classify(frame: pd.DataFrame, labeler: Labeler, cap_signature: str | Signatu
 
 def _cap_signature(path: Path) -> str:
     sidecar = Path(f"{path}.signature.json")
-    if not sidecar.is_file():
+    if not sidecar.exists():
         raise ValueError(f"{path}: no {sidecar.name} beside it, so the backbone its CAP scores came from is unknown; "
                          f"a calibration must name it: score the labelled rows with `caplib score ... -o {path.name}`, "
                          f"which writes it")
-    entry = json.loads(sidecar.read_text(encoding="utf-8")).get("metrics", {}).get("cap", {})
+    try:
+        document = json.loads(read_input_text(sidecar))
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{sidecar}: not a signature file (not JSON: {error}); score the labelled rows again with "
+                         f"`caplib score`, which writes it") from None
+    entry = (document.get("metrics", {}) if isinstance(document, dict) else {}).get("cap", {})
     if entry.get("status") != "scored" or not entry.get("signature"):
         raise ValueError(f"{sidecar}: CAP was not scored in this file ({entry.get('reason', 'no cap entry')}); score "
                          f"it with `caplib score ... --metrics cap --components`")
