@@ -218,8 +218,9 @@ def _calibrate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _read_scores(args: argparse.Namespace, metrics: Sequence[str]) -> pd.DataFrame:
-    """The labelled rows of ``args.scores`` (``caplib.scored.read_scored``), rows left out said on stderr."""
+def _read_scores(args: argparse.Namespace, metrics: Any) -> pd.DataFrame:
+    """The labelled rows of ``args.scores`` (``caplib.scored.read_scored``; ``metrics``: its ``columns``), rows left
+    out said on stderr."""
     from caplib.scored import read_scored
 
     frame, unlabelled = read_scored(args.scores, args.label_column, metrics, splits=getattr(args, "splits", None),
@@ -235,12 +236,12 @@ def _evaluate(args: argparse.Namespace) -> int:
     check_input_file(args.scores)
     if args.bootstrap < 0:
         raise ValueError(f"--bootstrap must be 0 (no intervals) or a number of resamples, got {args.bootstrap}")
-    header = pd.read_csv(args.scores, nrows=0).columns
-    metrics = ([name.strip() for name in args.metrics.split(",") if name.strip()] if args.metrics
-               else [name for name in SCORERS if name in header])
+    metrics = ([name.strip() for name in args.metrics.split(",") if name.strip()] if args.metrics else
+               lambda header: [name for name in SCORERS if name in header])  # default: every metric column found
     frame = _read_scores(args, metrics)  # the label column is checked first
+    metrics = [name for name in SCORERS if name in frame.columns] if callable(metrics) else metrics
     if not metrics:
-        raise ValueError(f"{args.scores}: no metric column(s) {list(METRIC_NAMES)}; columns are {list(header)}")
+        raise ValueError(f"{args.scores}: no metric column(s) {list(METRIC_NAMES)}; columns are {list(frame.columns)}")
     if args.shortcut:
         from caplib.shortcut import frame_shortcut_scores, shortcut_signature
 

@@ -475,3 +475,28 @@ def apply_cleaning_rules(df: pd.DataFrame, question_column: str = "question", go
     dropped = df[mask].copy()
     dropped["reason"] = [reason for reason, hit in zip(reasons, mask) if hit]
     return df[~mask].copy(), dropped
+
+
+#: The split names a ``row_id,split`` file may use for a scored file (``dev``, ``val``, ... read as ``validation``).
+SPLIT_NAMES: tuple[str, ...] = _STATEMENTS_SPLITS
+
+
+def normalize_labels(table: _Table, column: str, *, allow_empty: bool = False) -> pd.Series:
+    """The taxonomy labels of ``column`` of ``table`` in canonical spelling (``caplib.taxonomy.normalize_label``;
+    empty cells None with ``allow_empty``); an unknown label raises naming its rows, as every loader here does.
+
+    Raises:
+        DataValidationError: naming file, row and column.
+    """
+    return _normalize_column(table, column, normalize_label, LABELS, allow_empty=allow_empty)
+
+
+def splits_of_rows(table: _Table, row_ids: Sequence[int], splits: str | Path) -> pd.Series:
+    """The split of each data row of ``table`` (whose row ids are ``row_ids``) from a ``row_id,split`` file, checked
+    as ``load_correctness(splits=)`` checks its own: every row listed exactly once, no other id, known split names
+    (:data:`SPLIT_NAMES`).
+
+    Raises:
+        DataValidationError: naming the splits file (or ``table``, for rows without a split), row and column.
+    """
+    return _splits_for(table, "row_id", pd.Series(list(row_ids), dtype=object), splits, None, SPLIT_NAMES)

@@ -209,6 +209,16 @@ class Table:
             raise self.error(f"duplicated header column(s) {duplicated}", "keep one column of each name",
                              column=duplicated[0])
 
+    def numbers(self, column: str, rows: pd.Index | None = None) -> pd.Series:
+        """``column`` (of ``rows``, default all) as finite floats; anything else raises naming its rows."""
+        cells = self.frame[column] if rows is None else self.frame.loc[rows, column]
+        values = pd.to_numeric(cells, errors="coerce").astype(float)
+        bad = cells.index[~values.map(lambda value: bool(pd.notna(value) and abs(value) != float("inf")))].tolist()
+        if bad:
+            raise self.error(f"{cells.loc[bad[0]]!r} is not a finite number ({len(bad)} such row(s))",
+                             "rescore these rows, or drop them", rows=bad, column=column)
+        return values
+
 
 def table_from_csv_bytes(raw: bytes, name: str) -> Table:
     """A CSV's bytes as a :class:`Table` (UTF-8, a byte order mark dropped; blank lines skipped, as pandas does, so
