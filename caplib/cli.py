@@ -69,7 +69,7 @@ import pandas as pd
 from caplib.checkpoints import CheckpointNotAvailable, pick_device
 from caplib.distributed import BLOCK_ROWS
 from caplib.data import load_scoring_input
-from caplib.files import write_atomically
+from caplib.files import write_together
 from caplib.inputs import check_input_file
 from caplib.runtime import BATCH_SIZE_IGNORED, NLI_BACKENDS, Runtime
 from caplib.scoring import METRIC_NAMES, SCORERS  # score columns `caplib score` writes, `caplib evaluate` reads
@@ -88,10 +88,16 @@ def _parse_metrics(text: str, configured: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def _check_output(output: Path, source: str, overwrite: bool) -> None:
-    """Refuse an output path that cannot be written, before any model loads (rc 2, one line)."""
+def _check_output(output: Path, source: str, overwrite: bool, sidecar: Path | None = None) -> None:
+    """Refuse an output path (and the signature file beside it) that cannot be written, before any model loads (rc 2,
+    one line)."""
     if output.is_dir():
         raise ValueError(f"-o {output}: is a directory; give a file name such as {output / 'scores.csv'}")
+    if output.exists() and not output.is_file():
+        raise ValueError(f"-o {output}: is not a regular file (a pipe or device); give a file name")
+    if sidecar is not None and (sidecar.is_dir() or (sidecar.exists() and not sidecar.is_file())):
+        raise ValueError(f"-o {output}: its signature file {sidecar} is in the way (a directory or special file); "
+                         f"move it, or give another -o")
     if Path(source).exists() and output.exists() and output.resolve() == Path(source).resolve() and not overwrite:
         raise ValueError(f"-o {output} is the input file; pass --overwrite to replace it with the scored rows")
     for ancestor in output.parents:
@@ -118,7 +124,8 @@ def _score(args: argparse.Namespace) -> int:
     if args.device is not None:
         pick_device(args.device)  # an unknown or absent device is named now, before any model loads
     output = Path(args.output)
-    _check_output(output, args.input, args.overwrite)
+    sidecar = Path(f"{output}.signature.json")
+    _check_output(output, args.input, args.overwrite, sidecar)
     labeler = _calibration(args.classify, profile, metrics) if args.classify else None
     frame, gold = load_scoring_input(args.input)
     statement_metrics = ("cap", "cap_decomposed")  # these can score premise/hypothesis statements alone
@@ -178,10 +185,10 @@ def _score(args: argparse.Namespace) -> int:
     }
     # every text cell quoted: a cell holding a lone carriage return is otherwise written bare, and every CSV reader
     # (caplib's, pandas', Python's) then reads it as a line break, splitting the row (found by tests/test_fuzz.py)
-    write_atomically(output, lambda path: result.to_csv(path, index=False, quoting=csv.QUOTE_NONNUMERIC))
-    sidecar = Path(f"{output}.signature.json")
-    write_atomically(sidecar, lambda path: path.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n",
-                                                            encoding="utf-8"))
+    write_together({
+        output: lambda path: result.to_csv(path, index=False, quoting=csv.QUOTE_NONNUMERIC),
+        sidecar: lambda path: path.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n",
+                                              encoding="utf-8")})
     for metric, entry in report["metrics"].items():
         if entry["status"] == "scored":
             print(f"{metric}: {entry['signature']}")

@@ -560,3 +560,35 @@ def test_a_parquet_cell_that_is_not_text_is_named_not_scored(tmp_path, capsys, c
                  contains=[rf"rows\.parquet, row 1 .*column 'answer': a {kind} cell"])
     assert not (tmp_path / "out.csv").exists()
 
+
+def test_a_blocked_signature_file_is_refused_before_scoring(tmp_path, capsys, monkeypatch):
+    """Item 6: OUT.signature.json being a directory gave a traceback after scoring and left OUT without its
+    signature file."""
+    import caplib.scoring
+
+    monkeypatch.setattr(caplib.scoring, "score_frame", lambda *a, **k: pytest.fail("scoring started"))
+    source, out = write_correctness(tmp_path / "in.csv"), tmp_path / "out.csv"
+    (tmp_path / "out.csv.signature.json").mkdir()
+    expect_error(capsys, "score", source, "-o", out, "--metrics", "em",
+                 contains=[r"its signature file .*out\.csv\.signature\.json is in the way"])
+    assert not out.exists()
+
+
+def test_outputs_get_the_mode_the_umask_gives(tmp_path, capsys):
+    """Item 7: score wrote OUT and its signature file 0600 (and made an existing 0644 file 0600); calibration files
+    were 0644 whatever the umask."""
+    import stat
+
+    source, out = write_correctness(tmp_path / "in.csv"), tmp_path / "out.csv"
+    previous = os.umask(0o027)
+    try:
+        assert run("score", source, "-o", out, "--metrics", "em", "--no-cache", "--no-progress") == 0
+        assert run("calibrate", write_scored(tmp_path / "scored.csv"), "-o", tmp_path / "c.json") == 0
+        assert [stat.S_IMODE(path.stat().st_mode) for path in (out, tmp_path / "out.csv.signature.json",
+                                                                tmp_path / "c.json")] == [0o640] * 3
+        out.chmod(0o644)
+        assert run("score", source, "-o", out, "--metrics", "em", "--no-cache", "--no-progress") == 0
+        assert stat.S_IMODE(out.stat().st_mode) == 0o644  # an existing file keeps its mode
+    finally:
+        os.umask(previous)
+

@@ -19,7 +19,6 @@ Example:
 from __future__ import annotations
 
 import json
-import os
 import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -157,12 +156,7 @@ def write_document(path: str | Path, method: str, signature: Signature, provenan
     # one line per list of numbers (coefficients, counts), so that the file reads and diffs by row
     text = re.sub(r"\[\s+([-+0-9.eE,\s]+?)\s+\]", lambda match: "[" + " ".join(match.group(1).split()) + "]",
                   json.dumps(document, indent=1, ensure_ascii=False)) + "\n"
-
-    def write(temporary: Path) -> None:
-        temporary.write_text(text, encoding="utf-8")
-        os.chmod(temporary, 0o644)  # a file to ship and share, not a private temporary
-
-    write_atomically(Path(path), write)
+    write_atomically(Path(path), lambda temporary: temporary.write_text(text, encoding="utf-8"))  # mode: the umask's
 
 
 def read_document(path: str | Path) -> tuple[str, Provenance, dict[str, Any]]:
