@@ -70,7 +70,7 @@ from caplib.checkpoints import CheckpointNotAvailable, pick_device
 from caplib.distributed import BLOCK_ROWS
 from caplib.data import load_scoring_input
 from caplib.files import write_together
-from caplib.inputs import check_input_file
+from caplib.inputs import check_input_file, spreadsheet_safe
 from caplib.runtime import BATCH_SIZE_IGNORED, NLI_BACKENDS, Runtime
 from caplib.scoring import METRIC_NAMES, SCORERS  # score columns `caplib score` writes, `caplib evaluate` reads
 
@@ -184,9 +184,11 @@ def _score(args: argparse.Namespace) -> int:
            if labeler is not None and "cap" in scored.signatures else {}),
     }
     # every text cell quoted: a cell holding a lone carriage return is otherwise written bare, and every CSV reader
-    # (caplib's, pandas', Python's) then reads it as a line break, splitting the row (found by tests/test_fuzz.py)
+    # (caplib's, pandas', Python's) then reads it as a line break, splitting the row (found by tests/test_fuzz.py);
+    # a cell a spreadsheet would run as a formula is marked as text (caplib.inputs reads it back unmarked)
+    safe = spreadsheet_safe(result)
     write_together({
-        output: lambda path: result.to_csv(path, index=False, quoting=csv.QUOTE_NONNUMERIC),
+        output: lambda path: safe.to_csv(path, index=False, quoting=csv.QUOTE_NONNUMERIC),
         sidecar: lambda path: path.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n",
                                               encoding="utf-8")})
     for metric, entry in report["metrics"].items():

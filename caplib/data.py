@@ -9,7 +9,8 @@ separate file ``row_id,split`` mapping every row (``row_id`` = 0-based data row,
 Conventions of every loader here:
 
 * Cells are read as strings and never converted: an answer ``None`` or ``NA`` stays the string it is.
-  Only empty or whitespace-only cells count as empty.
+  Only empty or whitespace-only cells count as empty. Files are read by :mod:`caplib.inputs` (a regular, readable,
+  UTF-8 file; a cell ``'=...`` that caplib marked as text for spreadsheets is read without the mark).
 * Nothing is dropped. A file that breaks the schema raises ``DataValidationError`` naming the file,
   the row (0-based data row, header excluded, i.e. the ``row_id``; the editor line is given beside it) and
   the column, and saying what would fix it.

@@ -8,13 +8,17 @@ unreadable or directory path is one line that says so. Tables (CSV, Parquet) are
 :class:`Table` of strings whose :meth:`Table.error` names the file, the row (0-based data row, header excluded, with
 its editor line) and the column.
 
+Spreadsheets run a cell that starts with ``=``, ``+``, ``-``, ``@`` (after blanks) as a formula. caplib writes such a
+text cell with a leading ``'`` (the spreadsheets' own mark of text; :func:`spreadsheet_safe`) and reads a CSV cell of
+that form without it, so a file written by ``caplib score`` reads back exactly as its input was read.
+
 Example:
     >>> import tempfile
     >>> path = Path(tempfile.mkdtemp()) / "rows.csv"
     >>> _ = path.write_text("question,answer\\nWhat is 1+1?,=1+1\\n")
     >>> table = read_table(path)
-    >>> table.frame["answer"].tolist()
-    ['=1+1']
+    >>> table.frame["answer"].tolist(), spreadsheet_safe(table.frame)["answer"].tolist()
+    (['=1+1'], ["'=1+1"])
     >>> str(table.error("not an answer", "write a number", rows=[0], column="answer"))  # doctest: +ELLIPSIS
     "...rows.csv, row 0 (line 2) [rows count from 0 after the header, like row_id], column 'answer': not an ..."
 """
@@ -32,11 +36,14 @@ from pathlib import Path
 import pandas as pd
 
 __all__ = ["DataValidationError", "Table", "check_input_file", "read_input_bytes", "read_input_text", "read_table",
-           "table_from_csv_bytes"]
+           "spreadsheet_safe", "table_from_csv_bytes"]
 
 _KINDS = ((stat.S_ISFIFO, "named pipe (FIFO)"), (stat.S_ISSOCK, "socket"), (stat.S_ISCHR, "character device"),
           (stat.S_ISBLK, "block device"))
-
+# the start of a text cell a spreadsheet would run: =, @, or + / - not starting a plain number, after blanks
+_FORMULA_START = r"\s*(?:[=@]|[+\-](?!\s*$)(?!(?:\d+\.?\d*|\.\d+)(?:[eE][+\-]?\d+)?\s*$))"
+_FORMULA = re.compile("'*" + _FORMULA_START, re.DOTALL)  # a cell to mark (one marked already gets one ' more)
+_MARKED = re.compile("'+" + _FORMULA_START, re.DOTALL)  # a marked cell: read without its first quote
 
 
 class DataValidationError(ValueError):
@@ -222,7 +229,8 @@ class Table:
 
 def table_from_csv_bytes(raw: bytes, name: str) -> Table:
     """A CSV's bytes as a :class:`Table` (UTF-8, a byte order mark dropped; blank lines skipped, as pandas does, so
-    that row numbers match pandas' row positions).
+    that row numbers match pandas' row positions); cells marked ``'`` as text by :func:`spreadsheet_safe` are read
+    without the mark.
 
     Raises:
         DataValidationError: not UTF-8 (naming row and column), malformed CSV, rows of the wrong width, no header.
@@ -239,7 +247,13 @@ def table_from_csv_bytes(raw: bytes, name: str) -> Table:
                 where = Table(name, header, [], lines).where([row], column)
                 raise _not_utf8(name, raw, error, where, row, column) from None
         raise _not_utf8(name, raw, error) from None
-    return Table(name, *_parse_csv(text, name))
+    table = Table(name, *_parse_csv(text, name))
+    for position in range(len(table.header)):
+        cells = table.frame.iloc[:, position]
+        marked = cells.map(lambda cell: _MARKED.match(cell) is not None).astype(bool)
+        if marked.any():
+            table.frame.iloc[marked.to_numpy().nonzero()[0], position] = cells[marked].str.slice(1).to_numpy()
+    return table
 
 
 def _parse_csv(text: str, name: str) -> tuple[list[str], list[list[str]], list[int]]:
@@ -319,3 +333,22 @@ def read_table(path: str | os.PathLike[str], *, what: str = "", hint: str | None
         return _parquet_table(raw, name)
     return table_from_csv_bytes(raw, name)
 
+
+def spreadsheet_safe(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with every text cell that a spreadsheet would run as a formula (``=``, ``@``, or ``+``/``-`` not
+    starting a plain number, after blanks) marked as text with a leading ``'``; a cell already of the form ``'...``
+    gets one more, so that :func:`read_table` gives back exactly the cell. Numbers are left as they are.
+
+    Example:
+        >>> spreadsheet_safe(pd.DataFrame({"a": ["=HYPERLINK(x)", "-5", "- yes", "'=1", "ok"]}))["a"].tolist()
+        ["'=HYPERLINK(x)", '-5', "'- yes", "''=1", 'ok']
+    """
+    safe = frame.copy()
+    for column in safe.columns:
+        values = safe[column]
+        if pd.api.types.is_numeric_dtype(values.dtype):
+            continue
+        marked = values.map(lambda value: isinstance(value, str) and _FORMULA.match(value) is not None).astype(bool)
+        if marked.any():
+            safe[column] = values.astype(object).where(~marked, "'" + values[marked].astype(str))
+    return safe

@@ -592,3 +592,23 @@ def test_outputs_get_the_mode_the_umask_gives(tmp_path, capsys):
     finally:
         os.umask(previous)
 
+
+def test_formula_cells_are_written_as_text_and_read_back_as_they_were(tmp_path, capsys):
+    """Item 9: spreadsheet formula cells (=1+1, =HYPERLINK(...)) were written back unescaped into output CSVs."""
+    rows = [("=HYPERLINK(\"http://example.com\",\"click\")", "=1+1", "=1+1", "exact"),
+            ("What is 2+2?", "four", "@SUM(A1:A2)", "invalid"), ("Temperature?", "-5", "-5", "exact"),
+            ("+cmd|' /C calc'!A0", "yes", "- yes", "equivalent")]
+    source, first, second = tmp_path / "in.csv", tmp_path / "first.csv", tmp_path / "second.csv"
+    pd.DataFrame(rows, columns=["question", "gold_answer", "answer", "label_semantic"]).to_csv(source, index=False)
+    assert run("score", source, "-o", first, "--metrics", "em,rouge_l", "--no-cache", "--no-progress") == 0
+    with first.open(newline="", encoding="utf-8") as handle:
+        written = list(csv.DictReader(handle))
+    assert [row["question"] for row in written] == ["'" + rows[0][0], rows[1][0], rows[2][0], "'" + rows[3][0]]
+    assert [row["answer"] for row in written] == ["'=1+1", "'@SUM(A1:A2)", "-5", "'- yes"]
+    assert [row["em"] for row in written] == ["1.0", "0.0", "1.0", "1.0"]  # scored on the cells as read ("- yes")
+    # caplib reads its own output back as the input was: rescoring gives the same cells
+    assert run("score", first, "-o", second, "--metrics", "em,rouge_l", "--no-cache", "--no-progress") == 0
+    with second.open(newline="", encoding="utf-8") as handle:
+        assert list(csv.DictReader(handle)) == written
+    assert run("evaluate", first, "--metrics", "em") == 0
+

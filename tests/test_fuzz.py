@@ -3,15 +3,16 @@ load -> score (fast metrics) -> write -> read, and random scored files and split
 and calibrate.
 
 Every generated file is written with Python's csv module (so it is valid CSV: quotes, embedded newlines and commas
-are quoted), with cells drawn from unicode text, NA-like strings, whitespace, quotes and newlines, duplicated
-rows, an extra column and random spellings of the taxonomy labels; scored files add row ids
+are quoted), with cells drawn from unicode text, NA-like strings, whitespace, quotes and newlines, spreadsheet
+formulas, duplicated rows, an extra column and random spellings of the taxonomy labels; scored files add row ids
 that are not numbers, padded or repeated, scores that are not finite numbers, splits files that miss, repeat or add
 rows or misspell a split, and Latin-1 bytes. Properties:
 
 * every command either succeeds (status 0) or rejects its input (status 2) with one line that names the file (and
   for ``score`` a row or column), never a traceback;
-* an accepted file keeps every row, in order, with every cell exactly as written (the scorer adds columns, never
-  edits one), and the score columns are numbers in [0, 1];
+* an accepted file keeps every row, in order, with every cell exactly as caplib read it (the scorer adds columns,
+  never edits one; a cell a spreadsheet would run as a formula is written marked as text, so that no written cell
+  is one), and the score columns are numbers in [0, 1];
 * ``caplib evaluate`` on the written file reads it back;
 * ``compare`` and ``calibrate`` with a splits file run only when it lists every row of the scored file exactly once
   and nothing else, and then on exactly the labelled rows of the split named.
@@ -29,17 +30,20 @@ from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
 from caplib.cli import main
+from caplib.inputs import read_table
 from caplib.taxonomy import LABELS
 
 METRICS = "em,acc,bleu,rouge_l"
 NA_LIKE = ["NA", "N/A", "nan", "NaN", "null", "None", "#N/A", "-", "0", "", " ", "\t"]
+FORMULAS = ["=1+1", "=HYPERLINK(\"http://x\",\"y\")", "+cmd|' /C calc'!A0", "-2+3", "@SUM(A1)", "'=1", " -x", "-5"]
 SPELLINGS = [*LABELS, *(label.upper() for label in LABELS), *(f" {label.replace('_', ' ')} " for label in LABELS),
              "overinclusive-valid", "Exact", "unknown class"]
 
 text = st.one_of(
     st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=30),
     st.sampled_from(NA_LIKE),
-    st.text(alphabet=" \t\n\r\"',;", max_size=6),
+    st.sampled_from(FORMULAS),
+    st.text(alphabet=" \t\n\r\"',;=+-@", max_size=6),
     st.from_regex(r"[A-Za-z ]{1,20}[.?!]?", fullmatch=True),
 )
 
@@ -94,13 +98,16 @@ def test_score_keeps_every_accepted_row_and_names_every_rejection(workdir, capsy
         assert not out.exists()
         return
     assert status == 0, err
-    written = pd.read_csv(out, dtype=str, keep_default_na=False)
+    written, read = read_table(out).frame, read_table(source).frame
     assert len(written) == len(rows)
     for index, column in enumerate(columns):
         if column == "label_semantic":  # normalized to the taxonomy's spelling
             assert set(written[column]) <= set(LABELS)
         else:
-            assert written[column].tolist() == [row[index] for row in rows], column
+            assert written[column].tolist() == read.iloc[:, index].tolist(), column
+    raw = pd.read_csv(out, dtype=str, keep_default_na=False)
+    for column in columns:  # no cell as written is one that a spreadsheet would run
+        assert not raw[column].str.match(r"\s*(=|@|[+-]\s*[^\s\d.])").any(), column
     for metric in METRICS.split(","):
         values = pd.to_numeric(written[metric])
         assert values.between(0.0, 1.0).all(), metric

@@ -17,6 +17,7 @@ from caplib.inputs import (
     read_input_bytes,
     read_input_text,
     read_table,
+    spreadsheet_safe,
 )
 
 
@@ -129,3 +130,15 @@ def test_parquet_numbers_and_missing_values_read_as_a_csv_would(tmp_path):
     assert read_table(path).frame.values.tolist() == [["a", "1.0", "3"], ["", "", "4"]]
 
 
+CELLS = ["=1+1", "=HYPERLINK(\"http://x\",\"y\")", "+cmd|' /C calc'!A0", "-2+3", "@SUM(A1)", " =1", "\t=1",
+         "'=1+1", "''@x", "- yes", "-", "-5", "+1.5e3", "'tis", "plain", "", "0"]
+
+
+def test_formula_cells_are_marked_as_text_and_read_back_exactly(tmp_path):
+    safe = spreadsheet_safe(pd.DataFrame({"cell": CELLS, "number": range(len(CELLS))}))
+    assert safe["cell"].tolist()[:10] == ["'" + cell for cell in CELLS[:10]]
+    assert safe["cell"].tolist()[10:] == CELLS[10:]  # numbers, a lone dash and plain text as they were
+    assert safe["number"].tolist() == list(range(len(CELLS)))
+    path = tmp_path / "out.csv"
+    safe.to_csv(path, index=False)
+    assert read_table(path).frame["cell"].tolist() == CELLS
