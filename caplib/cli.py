@@ -324,17 +324,23 @@ def _fetch(args: argparse.Namespace) -> int:
 
 
 def _cache(args: argparse.Namespace) -> int:
-    from caplib.cache import clear_cache, default_cache_dir
+    from caplib.cache import clear, default_cache_dir
 
-    directory = Path(args.cache_dir) if args.cache_dir else default_cache_dir()
+    directory = Path(args.cache_dir).expanduser() if args.cache_dir else default_cache_dir()
+    if directory.exists() and not directory.is_dir():
+        raise ValueError(f"--cache-dir {directory}: is a file, not a directory; give the cache directory "
+                         f"(`caplib cache path` prints the default)")
     if args.action == "path":
         print(directory)
-    else:
-        files = list(directory.glob("*.sqlite3*")) if directory.is_dir() else []
-        leftovers = [path for path in files if ".corrupt-" in path.name]  # set aside as unreadable by earlier runs
-        entries = clear_cache(directory)
-        print(f"removed {entries} cached entries in {len(files)} file(s) from {directory}"
-              + (f" (including {len(leftovers)} unreadable file(s) set aside earlier)" if leftovers else ""))
+        return 0
+    cleared = clear(directory)
+    names = ", ".join(path.name for path in cleared.removed)
+    print(f"removed {cleared.entries} cached entries in {len(cleared.removed)} file(s) from {directory}"
+          + (f": {names}" if names else "")
+          + (f" (and {len(cleared.set_aside)} unreadable file(s) set aside earlier)" if cleared.set_aside else ""))
+    if cleared.left:
+        print(f"left {len(cleared.left)} file(s) that are not caplib's cache: "
+              + "; ".join(f"{path.name} ({why})" for path, why in cleared.left.items()))
     return 0
 
 

@@ -308,13 +308,35 @@ def test_a_simple_file_with_six_schema_columns_is_accepted(tmp_path, capsys):
     assert len(out) == 8 and out["em"].sum() == 1.0
 
 
-def test_cache_clear_says_what_it_removed_even_for_an_unreadable_file(tmp_path, capsys):
-    (tmp_path / "nli.sqlite3").write_bytes(b"garbage" * 50)
-    (tmp_path / "baselines.sqlite3.corrupt-12").write_bytes(b"old")
+def test_cache_clear_removes_only_caplibs_own_files_and_says_what_it_did(tmp_path, capsys):
+    """Issue 34, item 8: a user's my_app.sqlite3 beside the cache was deleted, a directory named nli.sqlite3 gave a
+    traceback and a file as --cache-dir gave status 0."""
+    import sqlite3
+
+    from caplib.cache import ContentCache
+
+    ContentCache("nli", {}, tmp_path).put_many({"a": [0.1], "b": [0.2], "c": [0.3]})
+    ContentCache("baselines", {}, tmp_path).put_many({"d": 1.0, "e": 0.0})
+    with sqlite3.connect(tmp_path / "my_app.sqlite3") as connection:
+        connection.execute("CREATE TABLE notes (text TEXT)")
+        connection.execute("INSERT INTO notes VALUES ('keep me')")
+    connection.close()
+    mine = (tmp_path / "my_app.sqlite3").read_bytes()
+    (tmp_path / "statements.sqlite3").mkdir()
+    (tmp_path / "old.sqlite3").write_bytes(b"garbage" * 50)
+    (tmp_path / "baselines.sqlite3.corrupt-12").write_bytes(b"set aside by an earlier run")
     assert run("cache", "clear", "--cache-dir", tmp_path) == 0
-    out = capsys.readouterr().out
-    assert "removed 0 cached entries in 2 file(s)" in out and "1 unreadable file(s) set aside earlier" in out
-    assert list(tmp_path.iterdir()) == []
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err
+    assert (f"removed 5 cached entries in 2 file(s) from {tmp_path}: baselines.sqlite3, nli.sqlite3 (and 1 unreadable "
+            f"file(s) set aside earlier)") in captured.out
+    assert "left 3 file(s) that are not caplib's cache: my_app.sqlite3 (an SQLite database with the tables " \
+           "['notes']); old.sqlite3 (not an SQLite database" in captured.out and "statements.sqlite3 (a directory)" \
+           in captured.out
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["my_app.sqlite3", "old.sqlite3", "statements.sqlite3"]
+    assert (tmp_path / "my_app.sqlite3").read_bytes() == mine
+    expect_error(capsys, "cache", "clear", "--cache-dir", tmp_path / "old.sqlite3",
+                 contains=[r"--cache-dir .*old\.sqlite3: is a file, not a directory"])
 
 
 def test_score_survives_corrupt_cache_files(profile, tmp_path, capsys, caplog):
