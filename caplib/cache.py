@@ -77,14 +77,18 @@ def _foreign_schema(connection: sqlite3.Connection) -> str | None:
     return f"the tables {sorted(tables)}"
 
 
-def default_cache_dir() -> Path:
-    """The cache directory: ``$CAPLIB_CACHE_DIR`` if set, else ``~/.cache/caplib``.
+#: The environment variable that moves the cache directory (and what caplib keeps there: the offline backbone too).
+CACHE_DIR_ENV = "CAPLIB_CACHE_DIR"
+
+
+def default_cache_dir(*, environment: bool = True) -> Path:
+    """The cache directory: ``$CAPLIB_CACHE_DIR`` if set (and ``environment``), else ``~/.cache/caplib``.
 
     Example:
         >>> default_cache_dir()  # doctest: +SKIP
         PosixPath('/home/me/.cache/caplib')
     """
-    configured = os.environ.get("CAPLIB_CACHE_DIR")
+    configured = os.environ.get(CACHE_DIR_ENV) if environment else None
     return Path(configured).expanduser() if configured else Path.home() / ".cache" / "caplib"
 
 
