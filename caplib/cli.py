@@ -128,6 +128,9 @@ def _score(args: argparse.Namespace) -> int:
     _check_output(output, args.input, args.overwrite, sidecar)
     labeler = _calibration(args.classify, profile, metrics) if args.classify else None
     frame, gold = load_scoring_input(args.input)
+    if frame.empty:  # decided: nothing to score is a mistake, not an empty output (issue 34)
+        raise ValueError(f"{args.input}: the file has a header but no data rows; nothing to score (give a file with "
+                         f"at least one row)")
     statement_metrics = ("cap", "cap_decomposed")  # these can score premise/hypothesis statements alone
     if gold is None and any(metric not in statement_metrics for metric in metrics):
         raise ValueError(f"{args.input}: {', '.join(m for m in metrics if m not in statement_metrics)} compare gold "

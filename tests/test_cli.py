@@ -634,3 +634,11 @@ def test_formula_cells_are_written_as_text_and_read_back_as_they_were(tmp_path, 
         assert list(csv.DictReader(handle)) == written
     assert run("evaluate", first, "--metrics", "em") == 0
 
+
+def test_a_header_only_file_is_refused(tmp_path, capsys):
+    """Smaller: a header-only CSV gave status 0 and an empty output; decided: nothing to score is an error."""
+    source = tmp_path / "header.csv"
+    source.write_text("question,gold_answer,answer\n")
+    expect_error(capsys, "score", source, "-o", tmp_path / "out.csv", "--metrics", "em",
+                 contains=[r"header\.csv: the file has a header but no data rows"])
+    assert not (tmp_path / "out.csv").exists()
