@@ -37,12 +37,18 @@
     command of caplib that uses the network. Exit status 2 when any item fails, one line per item saying why.
 
 ``caplib cache clear|path``
-    Empty the on-disk cache of model outputs (``caplib.cache``), or print where it is.
+    Remove caplib's databases from the on-disk cache of model outputs (``caplib.cache``; known by their schema, so
+    other files there are left and listed), or print where it is.
 
-Malformed input exits with status 2 and one message naming file, row and column; no traceback. The output path
-is checked before any model loads; ``-o`` may name the input only with ``--overwrite``; output and signature files
-are written to a temporary file and renamed, so a reader never sees half a file. Ctrl-C exits with status 130 and
-one line. ``caplib --debug ...`` shows the full traceback instead (for bug reports).
+Every file a command reads (the input, a scored file, ``--splits``, ``--profile``, ``--classify``) is checked one way
+(``caplib.inputs``): a regular, readable, UTF-8 file (a pipe or device is refused, never read). Malformed input exits
+with status 2 and one message naming file, row and column; no traceback. A file with a header and no rows is refused
+(nothing to score); a ``--splits`` file must list every row of the scored file exactly once and nothing else. The
+output path and its signature file are checked before any model loads; ``-o`` may name the input only with
+``--overwrite``; output and signature files are written to temporary files and renamed together, so a reader never
+sees half a file, with the mode the umask gives. A text cell that a spreadsheet would run as a formula (``=1+1``) is
+written with a leading ``'``, which caplib drops when it reads the file. Ctrl-C exits with status 130 and one line.
+``caplib --debug ...`` shows the full traceback instead (for bug reports).
 
 Example:
     $ caplib score data/sample/cap_correctness.csv -o scores.csv --profile offline --metrics cap,rouge_l
