@@ -7,10 +7,13 @@ that change its value (model + revision, dtype, max length, ...) and the item's 
 Storage: one SQLite database per namespace, ``<cache dir>/<namespace>.sqlite3``, in WAL mode so
 that several readers (parallel notebooks) and one writer at a time can share it. Values are
 stored as JSON together with a SHA-256 checksum of key + value; an entry whose checksum does not
-match (a corrupt or tampered row) is deleted and reported missing, never returned. A database file that cannot be
-read at all (truncated, overwritten, a foreign schema) is moved aside to ``<file>.corrupt-<pid>`` with a one-line
-warning and an empty one is started; a cache directory that cannot be used (a file, read-only) gives a warning and
-the run continues without a cache. Neither changes a score: a miss is recomputed.
+match (a corrupt or tampered row) is deleted and reported missing, never returned. A caplib database is known by its
+schema: one table ``entries (key, value, checksum)``. A file there that cannot be read at all (truncated,
+overwritten) is moved aside to ``<file>.corrupt-<pid>`` with a one-line warning and an empty one is started; another
+program's SQLite database found there is left exactly as it is, and so is a directory that cannot be used (a file,
+read-only): one warning each, and the run continues without that cache. None of this changes a score: a miss is
+recomputed. :func:`clear_cache` removes caplib's databases (by their schema) and the files it set aside, nothing
+else.
 
 Example:
     >>> import tempfile
@@ -22,6 +25,7 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -31,9 +35,10 @@ import sqlite3
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
-__all__ = ["CacheStats", "ContentCache", "cached_values", "clear_cache", "default_cache_dir"]
+__all__ = ["CacheStats", "ClearedCache", "ContentCache", "cached_values", "clear", "clear_cache", "default_cache_dir"]
 
 _LOG = logging.getLogger("caplib")
 
@@ -41,16 +46,49 @@ _LOG = logging.getLogger("caplib")
 _CHUNK = 900
 _NAMESPACE = re.compile(r"^[A-Za-z0-9_.-]+$")
 _SUFFIX = ".sqlite3"
+_COLUMNS = ["key", "value", "checksum"]  # of the one table, ``entries``: how a caplib cache database is known
+_WARNED: set[tuple[str, str]] = set()  # (what, where) warned about in this process: one line each, not one per cache
 
 
-def default_cache_dir() -> Path:
-    """The cache directory: ``$CAPLIB_CACHE_DIR`` if set, else ``~/.cache/caplib``.
+def _warn_once(what: str, where: Path, message: str, *args: Any) -> None:
+    if (what, str(where)) not in _WARNED:
+        _WARNED.add((what, str(where)))
+        _LOG.warning(message, *args)
+
+
+class _ForeignDatabase(Exception):
+    """An SQLite database that is not a caplib cache sits where one is expected."""
+
+
+def _foreign_schema(connection: sqlite3.Connection) -> str | None:
+    """What makes the open database not a caplib cache (its tables), None when it is one or has no table yet.
+
+    Raises:
+        sqlite3.DatabaseError: the file is not an SQLite database at all.
+    """
+    tables = [name for (name,) in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+    if not tables:
+        return None
+    if tables == ["entries"]:
+        columns = [row[1] for row in connection.execute("PRAGMA table_info(entries)")]
+        if columns == _COLUMNS:
+            return None
+        return f"a table entries with the columns {columns}, not {_COLUMNS}"
+    return f"the tables {sorted(tables)}"
+
+
+#: The environment variable that moves the cache directory (and what caplib keeps there: the offline backbone too).
+CACHE_DIR_ENV = "CAPLIB_CACHE_DIR"
+
+
+def default_cache_dir(*, environment: bool = True) -> Path:
+    """The cache directory: ``$CAPLIB_CACHE_DIR`` if set (and ``environment``), else ``~/.cache/caplib``.
 
     Example:
         >>> default_cache_dir()  # doctest: +SKIP
         PosixPath('/home/me/.cache/caplib')
     """
-    configured = os.environ.get("CAPLIB_CACHE_DIR")
+    configured = os.environ.get(CACHE_DIR_ENV) if environment else None
     return Path(configured).expanduser() if configured else Path.home() / ".cache" / "caplib"
 
 
@@ -97,6 +135,9 @@ class ContentCache:
         self.directory.mkdir(parents=True, exist_ok=True)
         connection = sqlite3.connect(self.path, timeout=60.0)
         try:
+            foreign = _foreign_schema(connection)  # before anything is written into it
+            if foreign is not None:
+                raise _ForeignDatabase(foreign)
             connection.execute("PRAGMA journal_mode=WAL")
             connection.execute("PRAGMA synchronous=NORMAL")
             connection.execute(
@@ -104,7 +145,7 @@ class ContentCache:
             )
             connection.execute("SELECT key, value, checksum FROM entries LIMIT 1").fetchall()  # a foreign schema fails
             connection.commit()
-        except sqlite3.DatabaseError:
+        except (sqlite3.DatabaseError, _ForeignDatabase):
             connection.close()
             raise
         return connection
@@ -120,9 +161,19 @@ class ContentCache:
                         raise
                     self._set_aside(error)
                     self._connection = self._open()
+            except _ForeignDatabase as foreign:
+                self._disabled = True
+                _warn_once("foreign", self.path, "cache %s is another program's SQLite database (%s); caplib leaves "
+                           "it as it is and continues without this cache: move it away or use another cache "
+                           "directory", self.path, foreign)
             except (OSError, sqlite3.Error) as error:
                 self._disabled = True
-                _LOG.warning("cache %s is unusable (%s); continuing without a cache", self.path, error)
+                if self.directory.is_dir():
+                    _warn_once("unusable", self.path, "cache %s is unusable (%s); continuing without a cache",
+                               self.path, error)
+                else:  # one line for the directory, not one per cache in it
+                    _warn_once("unusable", self.directory, "cache directory %s is unusable (%s); continuing "
+                               "without a cache", self.directory, error)
         return self._connection
 
     def _set_aside(self, error: Exception) -> None:
@@ -147,7 +198,9 @@ class ContentCache:
                 if "readonly" in str(error) or "unable to open" in str(error):
                     self.close()
                     self._disabled = True
-                    _LOG.warning("cache %s is not writable (%s); continuing without a cache", self.path, error)
+                    where = self.path if os.access(self.directory, os.W_OK) else self.directory  # one line each
+                    _warn_once("readonly", where, "cache %s is not writable (%s); continuing without a cache", where,
+                               error)
                     return default
                 if attempt or not _unreadable(error):
                     raise
@@ -213,9 +266,78 @@ class ContentCache:
         self.close()
 
 
+@dataclass(frozen=True)
+class ClearedCache:
+    """What :func:`clear` did: ``entries`` cached values in the caplib databases ``removed`` (plus ``set_aside``
+    files that runs had moved aside as unreadable), and the files named like a cache that it ``left`` (path: why)."""
+
+    entries: int
+    removed: tuple[Path, ...]
+    set_aside: tuple[Path, ...]
+    left: Mapping[Path, str]
+
+
+def _not_a_cache(path: Path) -> str | None:
+    """Why ``path`` is not a caplib cache database (read only, never changed), None when it is one."""
+    if not path.is_file() or path.is_symlink():
+        return "a directory" if path.is_dir() else "not a regular file"
+    try:
+        connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=60.0)
+        try:
+            foreign = _foreign_schema(connection)
+            if foreign is not None:
+                return f"an SQLite database with {foreign}"
+            tables = connection.execute("SELECT count(*) FROM sqlite_master WHERE type = 'table'").fetchone()[0]
+            return None if tables else "an SQLite database with no table"
+        finally:
+            connection.close()
+    except sqlite3.DatabaseError as error:
+        return f"not an SQLite database ({error})" if _unreadable(error) else f"unreadable ({error})"
+
+
+def clear(directory: Path | str | None = None, namespace: str | None = None) -> ClearedCache:
+    """Delete caplib's cache databases in ``directory`` (all namespaces, or one) and the unreadable ones earlier runs
+    set aside (``<name>.sqlite3.corrupt-<pid>``); a database is caplib's when its schema is (one table ``entries``
+    with the columns key, value, checksum). Anything else named ``*.sqlite3`` is left as it is and reported.
+
+    Example:
+        >>> import tempfile
+        >>> directory = Path(tempfile.mkdtemp())
+        >>> ContentCache("demo", {}, directory=directory).put_many({"a": 1, "b": 2})
+        >>> sqlite3.connect(directory / "my_app.sqlite3").execute("CREATE TABLE notes (text)").connection.commit()
+        >>> cleared = clear(directory)
+        >>> cleared.entries, [p.name for p in cleared.removed], [(p.name, why) for p, why in cleared.left.items()]
+        (2, ['demo.sqlite3'], [('my_app.sqlite3', "an SQLite database with the tables ['notes']")])
+
+    Raises:
+        NotADirectoryError: ``directory`` is a file.
+    """
+    root = Path(directory).expanduser() if directory is not None else default_cache_dir()
+    if root.exists() and not root.is_dir():
+        raise NotADirectoryError(f"{root} is a file, not a cache directory")
+    pattern = f"{namespace}{_SUFFIX}" if namespace else f"*{_SUFFIX}"
+    entries, removed, left = 0, [], {}
+    for database in sorted(root.glob(pattern)):
+        reason = _not_a_cache(database)
+        if reason is not None:
+            left[database] = reason
+            continue
+        try:
+            with contextlib.closing(sqlite3.connect(database, timeout=60.0)) as connection:
+                entries += int(connection.execute("SELECT COUNT(*) FROM entries").fetchone()[0])
+        except sqlite3.DatabaseError:
+            pass  # caplib's schema, but damaged further in: deleted all the same
+        for path in (database, Path(f"{database}-wal"), Path(f"{database}-shm")):
+            path.unlink(missing_ok=True)
+        removed.append(database)
+    set_aside = sorted(path for path in root.glob(f"{pattern}.corrupt-*") if path.is_file())
+    for path in set_aside:  # unreadable databases a run set aside (the name is caplib's own)
+        path.unlink()
+    return ClearedCache(entries, tuple(removed), tuple(set_aside), MappingProxyType(left))
+
+
 def clear_cache(directory: Path | str | None = None, namespace: str | None = None) -> int:
-    """Delete the cache databases (all namespaces, or one; files set aside as unreadable too) and return how many
-    entries they held.
+    """:func:`clear`, returning how many entries the removed databases held.
 
     Example:
         >>> import tempfile
@@ -224,21 +346,7 @@ def clear_cache(directory: Path | str | None = None, namespace: str | None = Non
         >>> clear_cache(directory)
         2
     """
-    root = Path(directory).expanduser() if directory is not None else default_cache_dir()
-    pattern = f"{namespace}{_SUFFIX}" if namespace else f"*{_SUFFIX}"
-    removed = 0
-    for database in sorted(root.glob(pattern)):
-        try:
-            with sqlite3.connect(database, timeout=60.0) as connection:
-                removed += int(connection.execute("SELECT COUNT(*) FROM entries").fetchone()[0])
-            connection.close()
-        except sqlite3.DatabaseError:
-            pass  # an unreadable database is deleted all the same
-        for path in (database, Path(f"{database}-wal"), Path(f"{database}-shm")):
-            path.unlink(missing_ok=True)
-    for aside in root.glob(f"{pattern}.corrupt-*"):  # unreadable databases a run set aside
-        aside.unlink(missing_ok=True)
-    return removed
+    return clear(directory, namespace).entries
 
 
 @dataclass(frozen=True)

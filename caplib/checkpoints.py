@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from caplib.cache import default_cache_dir
+from caplib.cache import CACHE_DIR_ENV, default_cache_dir
 
 __all__ = [
     "BUILTIN_OFFLINE_NLI",
@@ -207,9 +207,16 @@ def _builtin_checkpoint(name: str) -> Checkpoint:
         raise ValueError(f"unknown builtin model {name!r}; the only builtin model is {BUILTIN_OFFLINE_NLI!r}")
     path = offline_nli_dir()
     if not (path / "config.json").is_file():
+        moved = ""
+        if os.environ.get(CACHE_DIR_ENV) and not os.environ.get(OFFLINE_NLI_ENV):  # say so: it is easily missed
+            usual = default_cache_dir(environment=False) / "models" / path.name
+            moved = (f"; ${CACHE_DIR_ENV} moves the backbone along with the cache" + (
+                f", and one is built in {usual}: set {OFFLINE_NLI_ENV}={usual} to use it" if
+                (usual / "config.json").is_file() else ""))
         raise CheckpointNotAvailable(
             f"offline NLI backbone not built yet: run `make book` or `python -m caplib.offline_nli train` "
-            f"(needed by model {BUILTIN_OFFLINE_NLI!r}, the NLI model of the offline profile); expected it in {path}")
+            f"(needed by model {BUILTIN_OFFLINE_NLI!r}, the NLI model of the offline profile); expected it in "
+            f"{path}{moved}")
     return _local_checkpoint(BUILTIN_OFFLINE_NLI, path, transformers_layout=True)
 
 

@@ -39,12 +39,18 @@
     fails, one line per item saying why.
 
 ``caplib cache clear|path``
-    Empty the on-disk cache of model outputs (``caplib.cache``), or print where it is.
+    Remove caplib's databases from the on-disk cache of model outputs (``caplib.cache``; known by their schema, so
+    other files there are left and listed), or print where it is.
 
-Malformed input exits with status 2 and one message naming file, row and column; no traceback. The output path
-is checked before any model loads; ``-o`` may name the input only with ``--overwrite``; output and signature files
-are written to a temporary file and renamed, so a reader never sees half a file. Ctrl-C exits with status 130 and
-one line. ``caplib --debug ...`` shows the full traceback instead (for bug reports).
+Every file a command reads (the input, a scored file, ``--splits``, ``--profile``, ``--classify``) is checked one way
+(``caplib.inputs``): a regular, readable, UTF-8 file (a pipe or device is refused, never read). Malformed input exits
+with status 2 and one message naming file, row and column; no traceback. A file with a header and no rows is refused
+(nothing to score); a ``--splits`` file must list every row of the scored file exactly once and nothing else. The
+output path and its signature file are checked before any model loads; ``-o`` may name the input only with
+``--overwrite``; output and signature files are written to temporary files and renamed together, so a reader never
+sees half a file, with the mode the umask gives. A text cell that a spreadsheet would run as a formula (``=1+1``) is
+written with a leading ``'``, which caplib drops when it reads the file. Ctrl-C exits with status 130 and one line.
+``caplib --debug ...`` shows the full traceback instead (for bug reports).
 
 Example:
     $ caplib score data/sample/cap_correctness.csv -o scores.csv --profile offline --metrics cap,rouge_l
@@ -71,7 +77,8 @@ import pandas as pd
 from caplib.checkpoints import CheckpointNotAvailable, pick_device
 from caplib.distributed import BLOCK_ROWS
 from caplib.data import load_scoring_input
-from caplib.files import write_atomically
+from caplib.files import write_together
+from caplib.inputs import check_input_file, spreadsheet_safe
 from caplib.runtime import BATCH_SIZE_IGNORED, NLI_BACKENDS, Runtime
 from caplib.scoring import METRIC_NAMES, SCORERS  # score columns `caplib score` writes, `caplib evaluate` reads
 
@@ -89,15 +96,16 @@ def _parse_metrics(text: str, configured: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def _check_input(source: str) -> None:
-    if Path(source).is_dir():
-        raise ValueError(f"{source} is a directory; give the CSV file to read")
-
-
-def _check_output(output: Path, source: str, overwrite: bool) -> None:
-    """Refuse an output path that cannot be written, before any model loads (rc 2, one line)."""
+def _check_output(output: Path, source: str, overwrite: bool, sidecar: Path | None = None) -> None:
+    """Refuse an output path (and the signature file beside it) that cannot be written, before any model loads (rc 2,
+    one line)."""
     if output.is_dir():
         raise ValueError(f"-o {output}: is a directory; give a file name such as {output / 'scores.csv'}")
+    if output.exists() and not output.is_file():
+        raise ValueError(f"-o {output}: is not a regular file (a pipe or device); give a file name")
+    if sidecar is not None and (sidecar.is_dir() or (sidecar.exists() and not sidecar.is_file())):
+        raise ValueError(f"-o {output}: its signature file {sidecar} is in the way (a directory or special file); "
+                         f"move it, or give another -o")
     if Path(source).exists() and output.exists() and output.resolve() == Path(source).resolve() and not overwrite:
         raise ValueError(f"-o {output} is the input file; pass --overwrite to replace it with the scored rows")
     for ancestor in output.parents:
@@ -120,13 +128,17 @@ def _score(args: argparse.Namespace) -> int:
         from caplib.lock import verify_lock
 
         verify_lock(profile.lock, profile.data_dir, profile.statement_dir)
-    _check_input(args.input)
+    check_input_file(args.input)
     if args.device is not None:
         pick_device(args.device)  # an unknown or absent device is named now, before any model loads
     output = Path(args.output)
-    _check_output(output, args.input, args.overwrite)
+    sidecar = Path(f"{output}.signature.json")
+    _check_output(output, args.input, args.overwrite, sidecar)
     labeler = _calibration(args.classify, profile, metrics) if args.classify else None
     frame, gold = load_scoring_input(args.input)
+    if frame.empty:  # decided: nothing to score is a mistake, not an empty output (issue 34)
+        raise ValueError(f"{args.input}: the file has a header but no data rows; nothing to score (give a file with "
+                         f"at least one row)")
     statement_metrics = ("cap", "cap_decomposed")  # these can score premise/hypothesis statements alone
     if gold is None and any(metric not in statement_metrics for metric in metrics):
         raise ValueError(f"{args.input}: {', '.join(m for m in metrics if m not in statement_metrics)} compare gold "
@@ -183,11 +195,13 @@ def _score(args: argparse.Namespace) -> int:
            if labeler is not None and "cap" in scored.signatures else {}),
     }
     # every text cell quoted: a cell holding a lone carriage return is otherwise written bare, and every CSV reader
-    # (caplib's, pandas', Python's) then reads it as a line break, splitting the row (found by tests/test_fuzz.py)
-    write_atomically(output, lambda path: result.to_csv(path, index=False, quoting=csv.QUOTE_NONNUMERIC))
-    sidecar = Path(f"{output}.signature.json")
-    write_atomically(sidecar, lambda path: path.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n",
-                                                            encoding="utf-8"))
+    # (caplib's, pandas', Python's) then reads it as a line break, splitting the row (found by tests/test_fuzz.py);
+    # a cell a spreadsheet would run as a formula is marked as text (caplib.inputs reads it back unmarked)
+    safe = spreadsheet_safe(result)
+    write_together({
+        output: lambda path: safe.to_csv(path, index=False, quoting=csv.QUOTE_NONNUMERIC),
+        sidecar: lambda path: path.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n",
+                                              encoding="utf-8")})
     for metric, entry in report["metrics"].items():
         if entry["status"] == "scored":
             print(f"{metric}: {entry['signature']}")
@@ -204,7 +218,7 @@ def _calibration(name: str, profile: Any, metrics: Sequence[str]) -> Any:
     path = profile_calibration_path(profile.source) if name == "profile" else Path(name)
     if name == "profile" and path == shipped_path():
         path = for_this_backbone()  # refitted here once when this machine's backbone is not the shipped one's
-    if not path.is_file():
+    if not path.exists():  # anything else there (a pipe, a directory) is refused by load(), which names it
         raise ValueError(f"--classify {name}: no calibration file {path}" + (
             f" (profile {profile.name!r} ships none); fit one with `caplib calibrate`" if name == "profile" else ""))
     return load(path)
@@ -213,7 +227,9 @@ def _calibration(name: str, profile: Any, metrics: Sequence[str]) -> Any:
 def _calibrate(args: argparse.Namespace) -> int:
     from caplib.calibration import fit_scored_file
 
-    _check_input(args.scores)
+    check_input_file(args.scores)
+    if args.splits is not None:
+        check_input_file(args.splits, what="--splits")
     _check_output(Path(args.output), args.scores, overwrite=False)
     labeler = fit_scored_file(args.scores, args.label_column, splits=args.splits, split=args.split,
                               method=args.method, objective=args.objective)
@@ -222,8 +238,9 @@ def _calibrate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _read_scores(args: argparse.Namespace, metrics: Sequence[str]) -> pd.DataFrame:
-    """The labelled rows of ``args.scores`` (``caplib.scored.read_scored``), rows left out said on stderr."""
+def _read_scores(args: argparse.Namespace, metrics: Any) -> pd.DataFrame:
+    """The labelled rows of ``args.scores`` (``caplib.scored.read_scored``; ``metrics``: its ``columns``), rows left
+    out said on stderr."""
     from caplib.scored import read_scored
 
     frame, unlabelled = read_scored(args.scores, args.label_column, metrics, splits=getattr(args, "splits", None),
@@ -236,17 +253,15 @@ def _read_scores(args: argparse.Namespace, metrics: Sequence[str]) -> pd.DataFra
 def _evaluate(args: argparse.Namespace) -> int:
     from caplib.evaluation import report
 
-    _check_input(args.scores)
+    check_input_file(args.scores)
     if args.bootstrap < 0:
         raise ValueError(f"--bootstrap must be 0 (no intervals) or a number of resamples, got {args.bootstrap}")
-    from caplib.scored import scored_columns
-
-    header = scored_columns(args.scores)
-    metrics = ([name.strip() for name in args.metrics.split(",") if name.strip()] if args.metrics
-               else [name for name in SCORERS if name in header])
+    metrics = ([name.strip() for name in args.metrics.split(",") if name.strip()] if args.metrics else
+               lambda header: [name for name in SCORERS if name in header])  # default: every metric column found
     frame = _read_scores(args, metrics)  # the label column is checked first
+    metrics = [name for name in SCORERS if name in frame.columns] if callable(metrics) else metrics
     if not metrics:
-        raise ValueError(f"{args.scores}: no metric column(s) {list(METRIC_NAMES)}; columns are {list(header)}")
+        raise ValueError(f"{args.scores}: no metric column(s) {list(METRIC_NAMES)}; columns are {list(frame.columns)}")
     if args.shortcut:
         from caplib.shortcut import frame_shortcut_scores, shortcut_signature
 
@@ -272,7 +287,9 @@ def _compare(args: argparse.Namespace) -> int:
     """Paired bootstrap and approximate randomization of two metrics on the same labelled rows (``caplib compare``)."""
     from caplib.evaluation import PAIRED_STATISTICS, paired_bootstrap, paired_randomization
 
-    _check_input(args.scores)
+    check_input_file(args.scores)
+    if args.splits is not None:
+        check_input_file(args.splits, what="--splits")
     metrics = [name.strip() for name in args.metrics.split(",") if name.strip()]
     if len(metrics) != 2 or metrics[0] == metrics[1]:
         raise ValueError(f"--metrics names the two score columns to compare, e.g. cap,bertscore; got {args.metrics!r}")
@@ -318,17 +335,23 @@ def _fetch(args: argparse.Namespace) -> int:
 
 
 def _cache(args: argparse.Namespace) -> int:
-    from caplib.cache import clear_cache, default_cache_dir
+    from caplib.cache import clear, default_cache_dir
 
-    directory = Path(args.cache_dir) if args.cache_dir else default_cache_dir()
+    directory = Path(args.cache_dir).expanduser() if args.cache_dir else default_cache_dir()
+    if directory.exists() and not directory.is_dir():
+        raise ValueError(f"--cache-dir {directory}: is a file, not a directory; give the cache directory "
+                         f"(`caplib cache path` prints the default)")
     if args.action == "path":
         print(directory)
-    else:
-        files = list(directory.glob("*.sqlite3*")) if directory.is_dir() else []
-        leftovers = [path for path in files if ".corrupt-" in path.name]  # set aside as unreadable by earlier runs
-        entries = clear_cache(directory)
-        print(f"removed {entries} cached entries in {len(files)} file(s) from {directory}"
-              + (f" (including {len(leftovers)} unreadable file(s) set aside earlier)" if leftovers else ""))
+        return 0
+    cleared = clear(directory)
+    names = ", ".join(path.name for path in cleared.removed)
+    print(f"removed {cleared.entries} cached entries in {len(cleared.removed)} file(s) from {directory}"
+          + (f": {names}" if names else "")
+          + (f" (and {len(cleared.set_aside)} unreadable file(s) set aside earlier)" if cleared.set_aside else ""))
+    if cleared.left:
+        print(f"left {len(cleared.left)} file(s) that are not caplib's cache: "
+              + "; ".join(f"{path.name} ({why})" for path, why in cleared.left.items()))
     return 0
 
 
@@ -455,7 +478,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="caplib: %(message)s")
     try:
         return int(args.func(args))
-    except (ValueError, CheckpointNotAvailable, FileNotFoundError, ConnectionError) as exc:
+    except (ValueError, CheckpointNotAvailable, OSError) as exc:  # OSError: a file or the network, named in it
         if args.debug:
             raise
         print(f"caplib: error: {exc}", file=sys.stderr)

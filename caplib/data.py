@@ -9,7 +9,8 @@ separate file ``row_id,split`` mapping every row (``row_id`` = 0-based data row,
 Conventions of every loader here:
 
 * Cells are read as strings and never converted: an answer ``None`` or ``NA`` stays the string it is.
-  Only empty or whitespace-only cells count as empty.
+  Only empty or whitespace-only cells count as empty. Files are read by :mod:`caplib.inputs` (a regular, readable,
+  UTF-8 file; a cell ``'=...`` that caplib marked as text for spreadsheets is read without the mark).
 * Nothing is dropped silently. A file that breaks the schema raises ``DataValidationError`` naming the file,
   the row (0-based data row, header excluded, i.e. the ``row_id``; the editor line is given beside it) and
   the column, and saying what would fix it. The one exception is the release's own shape: a CAP-Correctness row
@@ -34,9 +35,7 @@ Example:
 
 from __future__ import annotations
 
-import csv
 import http.client
-import io
 import json
 import re
 import urllib.request
@@ -47,6 +46,8 @@ from typing import Callable, Iterable, Mapping, Sequence
 
 import pandas as pd
 
+from caplib.inputs import DataValidationError, read_table, table_from_csv_bytes
+from caplib.inputs import Table as _Table
 from caplib.release import CSV_FILES, RELEASE_FILES
 from caplib.taxonomy import LABELS, normalize_label
 from caplib.text import content_ids, normalize_text
@@ -106,46 +107,9 @@ _WHICH_OF_THE_FOLLOWING = re.compile(r"which\s+of\s+the\s+following", re.IGNOREC
 _ABOVE_GOLD = re.compile(r"(?:all|none) of (?:the )?above")  # matched against normalize_text(gold)
 
 
-class DataValidationError(ValueError):
-    """A data file (or frame) breaks its schema.
-
-    Attributes:
-        file: path or URL of the offending file (``"<DataFrame>"`` for in-memory frames).
-        row: 0-based ``row_id`` of the first offending data row (header excluded), or None.
-        column: the offending column, or None.
-    """
-
-    def __init__(self, message: str, *, file: str | None = None, row: int | None = None,
-                 column: str | None = None) -> None:
-        super().__init__(message)
-        self.file, self.row, self.column = file, row, column
-
-
 class DroppedRowsWarning(UserWarning):
     """Rows a loader left out, each for a reason the release itself gives (e.g. CAP-Correctness's row without an
     answer); the frame lists them in ``attrs["dropped_rows"]``."""
-
-
-class _Table:
-    """A CSV read as strings, with the editor line number on which each data row starts."""
-
-    def __init__(self, name: str, header: list[str], rows: list[list[str]], lines: list[int]) -> None:
-        self.name, self.header, self.lines = name, header, lines
-        self.frame = pd.DataFrame(rows, columns=header, dtype=str)
-
-    def error(self, problem: str, fix: str, *, rows: Sequence[int] = (), column: str | None = None
-              ) -> DataValidationError:
-        """Build an error naming this file, the first offending rows and the column."""
-        where = [self.name]
-        if rows:
-            shown = ", ".join(f"{r} (line {self.lines[r]})" if 0 <= r < len(self.lines) else str(r)
-                              for r in rows[:5])
-            more = f" and {len(rows) - 5} more" if len(rows) > 5 else ""
-            where.append(f"row {shown}{more} [rows count from 0 after the header, like row_id]")
-        if column is not None:
-            where.append(f"column {column!r}")
-        return DataValidationError(f"{', '.join(where)}: {problem}. To fix: {fix}.",
-                                   file=self.name, row=rows[0] if rows else None, column=column)
 
 
 def _is_url(source: str | Path) -> bool:
@@ -161,77 +125,25 @@ def _where_to_get(official: str | None) -> str:
 
 def _read_table(source: str | Path, official: str | None) -> _Table:
     """Read a CSV (local path or http(s) URL) as strings, keeping every value as written; a local ``.parquet``
-    file is read as the same table of strings."""
+    file is read as the same table of strings (``caplib.inputs``: kind, readability, encoding, rows and columns)."""
+    if not _is_url(source):
+        return read_table(source, hint=_where_to_get(official))
     name = str(source)
-    if _is_url(source):
-        try:
-            with urllib.request.urlopen(name, timeout=_URL_TIMEOUT_S) as response:
-                raw = response.read()
-        except (OSError, http.client.HTTPException) as exc:  # URLError, HTTPError, timeouts
-            raise ConnectionError(
-                f"could not fetch {name} ({exc}); {_where_to_get(official)}. "
-                f"Without network access, copy the file to this machine and pass the local path"
-            ) from exc
-    else:
-        path = Path(source).expanduser()
-        if not path.is_file():
-            raise FileNotFoundError(f"no such file: {path}; {_where_to_get(official)}")
-        if path.suffix.lower() == ".parquet":
-            return _read_parquet(path)
-        raw = path.read_bytes()
     try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise DataValidationError(f"{name}: not UTF-8 text ({exc}). To fix: save the file as UTF-8 CSV.",
-                                  file=name) from exc
-    reader = csv.reader(io.StringIO(text, newline=""))
-    header: list[str] | None = None
-    rows: list[list[str]] = []
-    lines: list[int] = []
-    previous_line = 0
-    try:
-        for record in reader:
-            start, previous_line = previous_line + 1, reader.line_num
-            if not record:  # blank line: skipped, as pandas does, so row_id matches pandas' row positions
-                continue
-            if header is None:
-                header = record
-                continue
-            if len(record) != len(header):
-                table = _Table(name, header, [], lines + [start])
-                raise table.error(f"the row has {len(record)} fields but the header has {len(header)}",
-                                  "quote cells that contain commas or line breaks, and give every row "
-                                  "one cell per header column", rows=[len(rows)])
-            rows.append(record)
-            lines.append(start)
-    except csv.Error as exc:
-        raise DataValidationError(f"{name}, line {reader.line_num}: malformed CSV ({exc}). To fix: check the "
-                                  f"quoting on that line.", file=name) from exc
-    if header is None:
-        raise DataValidationError(f"{name}: the file is empty. To fix: {_where_to_get(official)}.", file=name)
-    return _Table(name, header, rows, lines)
-
-
-def _read_parquet(path: Path) -> _Table:
-    """A Parquet file as strings, like a CSV: a missing value is an empty cell, a number is written as Python does
-    (a whole float as ``1.0``); "lines" are data rows + 2, as in a CSV with a one-line header."""
-    try:
-        frame = pd.read_parquet(path)
-    except (ImportError, ValueError, OSError) as exc:
-        raise DataValidationError(f"{path}: not a readable Parquet file ({exc}). To fix: write it with pandas or "
-                                  f"pyarrow, or give a CSV.", file=str(path)) from exc
-    rows = [["" if pd.isna(value) else str(value) for value in record]
-            for record in frame.astype(object).itertuples(index=False)]
-    return _Table(str(path), [str(column) for column in frame.columns], rows, list(range(2, len(rows) + 2)))
+        with urllib.request.urlopen(name, timeout=_URL_TIMEOUT_S) as response:
+            raw = response.read()
+    except (OSError, http.client.HTTPException) as exc:  # URLError, HTTPError, timeouts
+        raise ConnectionError(
+            f"could not fetch {name} ({exc}); {_where_to_get(official)}. "
+            f"Without network access, copy the file to this machine and pass the local path"
+        ) from exc
+    return table_from_csv_bytes(raw, name)
 
 
 def _check_columns(table: _Table, expected: Sequence[str], optional: Sequence[str] = (),
                    extra_allowed: bool = False) -> None:
     """Missing, duplicated and (unless allowed) extra header columns."""
-    duplicated = sorted({c for c in table.header if table.header.count(c) > 1})
-    if duplicated:
-        raise table.error(f"duplicated header column(s) {duplicated}", "keep one column of each name",
-                          column=duplicated[0])
+    table.check_unique_header()
     missing = [c for c in expected if c not in table.header]
     if missing:
         raise table.error(f"missing column(s) {missing}; the header is {table.header}",
@@ -596,3 +508,28 @@ def apply_cleaning_rules(df: pd.DataFrame, question_column: str = "question", go
     dropped = df[mask].copy()
     dropped["reason"] = [reason for reason, hit in zip(reasons, mask) if hit]
     return df[~mask].copy(), dropped
+
+
+#: The split names a ``row_id,split`` file may use for a scored file (``dev``, ``val``, ... read as ``validation``).
+SPLIT_NAMES: tuple[str, ...] = _STATEMENTS_SPLITS
+
+
+def normalize_labels(table: _Table, column: str, *, allow_empty: bool = False) -> pd.Series:
+    """The taxonomy labels of ``column`` of ``table`` in canonical spelling (``caplib.taxonomy.normalize_label``;
+    empty cells None with ``allow_empty``); an unknown label raises naming its rows, as every loader here does.
+
+    Raises:
+        DataValidationError: naming file, row and column.
+    """
+    return _normalize_column(table, column, normalize_label, LABELS, allow_empty=allow_empty)
+
+
+def splits_of_rows(table: _Table, row_ids: Sequence[int], splits: str | Path) -> pd.Series:
+    """The split of each data row of ``table`` (whose row ids are ``row_ids``) from a ``row_id,split`` file, checked
+    as ``load_correctness(splits=)`` checks its own: every row listed exactly once, no other id, known split names
+    (:data:`SPLIT_NAMES`).
+
+    Raises:
+        DataValidationError: naming the splits file (or ``table``, for rows without a split), row and column.
+    """
+    return _splits_for(table, "row_id", pd.Series(list(row_ids), dtype=object), splits, None, SPLIT_NAMES)

@@ -14,25 +14,52 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
-from collections.abc import Callable, Iterator
+import secrets
+import stat
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
-__all__ = ["download", "exclusive", "write_atomically"]
+__all__ = ["download", "exclusive", "write_atomically", "write_together"]
 
 
 def write_atomically(path: Path, write: Callable[[Path], object]) -> None:
     """``write`` to a temporary file beside ``path``, then rename it over ``path`` (readers never see half a file;
-    a failed ``write`` leaves ``path`` as it was and no temporary file behind)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(handle)
+    a failed ``write`` leaves ``path`` as it was and no temporary file behind). The file gets the mode a plain
+    ``open(path, "w")`` would give it: an existing file's own mode, else 0666 less the umask."""
+    write_together({path: write})
+
+
+def write_together(writes: Mapping[Path, Callable[[Path], object]]) -> None:
+    """:func:`write_atomically` for files that belong together (a scored CSV and its signature file): every file is
+    written to its temporary first, and only when all are written are they renamed into place, so that a failed
+    write leaves all of them as they were."""
+    temporaries: dict[Path, Path] = {}
     try:
-        write(Path(temporary))
-        os.replace(temporary, path)
+        for path, write in writes.items():
+            path = Path(path)
+            temporary = temporaries[path] = _temporary_beside(path)
+            mode = stat.S_IMODE(os.stat(path if path.exists() else temporary).st_mode)  # before ``write`` runs
+            write(temporary)
+            os.chmod(temporary, mode)  # a writer may have recreated the temporary with a mode of its own
+        for path, temporary in temporaries.items():
+            os.replace(temporary, path)
     finally:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
+        for temporary in temporaries.values():
+            if os.path.exists(temporary):
+                os.unlink(temporary)
+
+
+def _temporary_beside(path: Path) -> Path:
+    """A new empty file ``.<name>.<random>.tmp`` beside ``path``, created with mode 0666 less the umask (the mode
+    ``open()`` gives a new file; ``tempfile.mkstemp`` would give 0600)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    while True:
+        temporary = path.parent / f".{path.name}.{secrets.token_hex(6)}.tmp"
+        try:
+            os.close(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+            return temporary
+        except FileExistsError:
+            continue
 
 
 @contextlib.contextmanager

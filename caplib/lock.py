@@ -29,6 +29,7 @@ from typing import Any
 
 from caplib.checkpoints import CheckpointNotAvailable, resolve_checkpoint, sha256_of
 from caplib.files import write_atomically
+from caplib.inputs import read_input_text
 
 __all__ = ["LOCK_FORMAT", "Lock", "LockError", "LockedData", "LockedModel", "data_problems", "directory_hashes",
            "lock_path", "model_problems", "read_lock", "verify_lock", "write_lock"]
@@ -114,10 +115,10 @@ def read_lock(path: str | os.PathLike[str]) -> Lock | None:
         LockError: the file is not a lock of this format.
     """
     path = Path(path)
-    if not path.is_file():
+    if not path.exists():
         return None
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
+        raw = json.loads(read_input_text(path, what="lock"))  # a pipe or device there is refused, not read
         if raw.get("format") != LOCK_FORMAT:
             raise LockError(f"{path}: lock format {raw.get('format')!r}, expected {LOCK_FORMAT}")
         models = {name: LockedModel(name, entry["role"], entry["commit"], dict(entry["files"]))

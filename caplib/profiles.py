@@ -56,6 +56,7 @@ from typing import Any
 
 import yaml
 
+from caplib.inputs import DataValidationError, read_input_text
 from caplib.lock import Lock, lock_path, read_lock
 
 __all__ = ["PROFILE_DIR", "SAMPLE_DATA", "Profile", "ProfileError", "available_profiles", "is_hub_model", "is_local_path",
@@ -268,12 +269,15 @@ def load_profile(name_or_path: str | os.PathLike[str] | Profile, *, locked: bool
     text = os.fspath(name_or_path)
     source = Path(text).expanduser()
     if not source.is_file():
-        if text not in available_profiles():
+        if text in available_profiles():
+            source = PROFILE_DIR / f"{text}.yaml"
+        elif not source.exists():
             raise ProfileError(f"no profile {text!r}: use one of {available_profiles()} or the path of a profile "
                                f"YAML file (schema: caplib.profiles module docstring)")
-        source = PROFILE_DIR / f"{text}.yaml"
-    try:
-        data = yaml.safe_load(source.read_text(encoding="utf-8"))
+    try:  # caplib.inputs refuses a directory, pipe or device (reading a pipe would block) and an unreadable file
+        data = yaml.safe_load(read_input_text(source, what="profile"))
+    except DataValidationError as exc:
+        raise ProfileError(str(exc)) from None
     except yaml.YAMLError as exc:
         raise ProfileError(f"{source}: not valid YAML ({exc})") from exc
     if not isinstance(data, Mapping):

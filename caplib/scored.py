@@ -13,14 +13,16 @@ Example:
 
 from __future__ import annotations
 
-import csv
 import json
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence, Union
 
 import pandas as pd
 
-__all__ = ["read_scored", "release_scores", "scored_columns"]
+from caplib.data import normalize_labels, splits_of_rows
+from caplib.inputs import Table, read_input_text, read_table
+
+__all__ = ["read_scored", "release_scores"]
 
 
 def release_scores(path: str | Path) -> pd.DataFrame | None:
@@ -34,11 +36,11 @@ def release_scores(path: str | Path) -> pd.DataFrame | None:
     from caplib.release import is_scores_file, load_scores
 
     path = Path(path)
-    if path.suffix.lower() != ".json" or not path.is_file():
+    if path.suffix.lower() != ".json":
         return None
     try:
-        shaped = is_scores_file(json.loads(path.read_text(encoding="utf-8")))
-    except (UnicodeDecodeError, json.JSONDecodeError):
+        shaped = is_scores_file(json.loads(read_input_text(path)))
+    except json.JSONDecodeError:
         shaped = False
     if not shaped:
         raise ValueError(f"{path}: a JSON file that is not the release's scores.json (parallel arrays with row_id, "
@@ -47,29 +49,23 @@ def release_scores(path: str | Path) -> pd.DataFrame | None:
     return frame.drop(columns=[c for c in frame.columns if c.startswith(("pe_", "pn_", "pc_"))])
 
 
-def scored_columns(path: str | Path) -> list[str]:
-    """The columns of a scored file (a ``caplib score`` CSV or the release's scores.json), without reading its rows
-    beyond what the format needs.
-
-    Example:
-        >>> import tempfile
-        >>> scored = Path(tempfile.mkdtemp()) / "scored.csv"
-        >>> _ = scored.write_text("row_id,label_semantic,cap\n0,exact,0.9\n")
-        >>> scored_columns(scored)
-        ['row_id', 'label_semantic', 'cap']
-    """
-    released = release_scores(path)
-    return list(released.columns) if released is not None else list(pd.read_csv(path, nrows=0).columns)
+#: The number columns to read: names, or a function of the header that picks them (``caplib evaluate``'s default).
+Columns = Union[Sequence[str], Callable[[Sequence[str]], Sequence[str]]]
 
 
-def read_scored(path: str | Path, label_column: str, columns: Sequence[str], *, splits: str | Path | None = None,
-                split: str | None = None) -> tuple[pd.DataFrame, int]:
+def read_scored(path: str | Path, label_column: str, columns: Columns, *, splits: str | Path | None = None,
+                split: str | None = None, integer_row_ids: bool = False) -> tuple[pd.DataFrame, int]:
     """The labelled rows of a CSV written by ``caplib score``, ``columns`` as numbers, and how many rows had no label.
 
     Used by ``caplib evaluate``, ``caplib compare`` and ``caplib calibrate``, so that all three read a scored file
-    (or the release's scores.json, :func:`release_scores`) the same way: a header naming a column twice is refused; ``splits`` (a ``row_id,split`` CSV, joined on the
-    file's ``row_id``) replaces the file's own ``split`` column; ``split`` keeps that split's rows; rows with an
-    empty label are left out and counted; a value of ``columns`` that is not a number fails, naming row and column.
+    (or the release's scores.json, :func:`release_scores`) the same way, through ``caplib.inputs`` (a regular, readable, UTF-8 file; every error names file, row and
+    column; rows count from 0 after the header, the frame's index): a header naming a column twice is refused;
+    ``splits`` (a ``row_id,split`` CSV, joined on the file's ``row_id``) replaces the file's own ``split`` column and
+    must list every row of the file exactly once and no other (as ``caplib.data.load_correctness(splits=)`` checks);
+    ``split`` keeps that split's rows; rows with an empty label are left out and counted; a label that is not the
+    taxonomy's, or a value of ``columns`` that is not a finite number, fails naming its row and column. Labels come
+    back in canonical spelling. ``integer_row_ids``: the file's ``row_id``, when it has one, must be row numbers and
+    comes back as ints (a calibration records them); with ``splits`` it must be there and be row numbers.
 
     Example:
         >>> import tempfile
@@ -80,45 +76,58 @@ def read_scored(path: str | Path, label_column: str, columns: Sequence[str], *, 
         ([0.9], 1)
 
     Raises:
-        ValueError: a repeated or missing column, an unknown split, a value that is not a number.
+        FileNotFoundError: no such file.
+        caplib.data.DataValidationError (a ValueError): anything else above.
     """
-    path = Path(path)
     released = release_scores(path)
-    if released is not None:
-        frame = released.astype(str)
+    if released is not None:  # the release's scores.json, as a table of strings (floats written as Python does)
+        table = Table(str(path), list(released.columns), released.astype(str).values.tolist(),
+                      list(range(2, len(released) + 2)))
     else:
-        with open(path, newline="", encoding="utf-8") as handle:
-            header = next(csv.reader(handle), [])
-        repeated = sorted({name for name in header if header.count(name) > 1})
-        if repeated:
-            raise ValueError(f"{path}: column(s) {repeated} appear more than once in the header; keep one of each")
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+        table = read_table(path)
+    table.check_unique_header()
+    frame = table.frame
     if label_column not in frame.columns:
-        raise ValueError(f"{path}: no label column {label_column!r}; columns are {list(frame.columns)}")
+        raise table.error(f"no label column {label_column!r}; columns are {list(frame.columns)}",
+                          "name the label column with --label-column", column=label_column)
+    columns = list(columns(table.header) if callable(columns) else columns)
     absent = [name for name in columns if name not in frame.columns]
     if absent:
-        raise ValueError(f"{path}: no column(s) {absent}; columns are {list(frame.columns)}")
+        raise table.error(f"no column(s) {absent}; columns are {list(frame.columns)}",
+                          "score the file with these metrics (`caplib score --metrics ...`) or name others",
+                          column=absent[0])
     if splits is not None:
-        table = pd.read_csv(splits, dtype=str, keep_default_na=False)
-        if not {"row_id", "split"} <= set(table.columns) or "row_id" not in frame.columns:
-            raise ValueError(f"--splits {splits}: needs the columns row_id and split, and {path} a row_id column to "
-                             f"join on (`caplib score` writes it)")
-        frame = frame.drop(columns=["split"], errors="ignore").merge(table[["row_id", "split"]], on="row_id",
-                                                                     how="left").fillna({"split": ""})
+        frame["split"] = splits_of_rows(table, _row_ids(table, "--splits joins on it"), splits)
+    elif integer_row_ids and "row_id" in frame.columns:
+        _row_ids(table, "a calibration records it")
     if split is not None:
         if "split" not in frame.columns:
-            raise ValueError(f"{path}: no split column, so there is no {split!r} split; pass --splits SPLITS.csv "
-                             f"(row_id,split) or leave out --split to use every row")
+            raise table.error(f"no split column, so there is no {split!r} split",
+                              "pass --splits SPLITS.csv (row_id,split) or leave out --split to use every row")
         if split not in set(frame["split"]):
-            raise ValueError(f"{path}: no row of split {split!r}; splits found: {sorted(set(frame['split']) - {''})}")
+            raise table.error(f"no row of split {split!r}; splits found: {sorted(set(frame['split']) - {''})}",
+                              "name one of those splits")
         frame = frame[frame["split"] == split]
-    unlabelled = frame[label_column].str.strip() == ""
+    labels = normalize_labels(table, label_column, allow_empty=True).loc[frame.index]
+    unlabelled = labels.isna()
     frame = frame[~unlabelled].copy()
+    frame[label_column] = labels[~unlabelled]
     for column in columns:
-        values = pd.to_numeric(frame[column], errors="coerce")
-        bad = frame.index[values.isna()].tolist()
-        if bad:
-            raise ValueError(f"{path}: row {bad[0]} (0-based data row), column {column!r}: "
-                             f"{frame.at[bad[0], column]!r} is not a number; {len(bad)} such row(s)")
-        frame[column] = values
+        frame[column] = table.numbers(column, frame.index)
+    if integer_row_ids and "row_id" in frame.columns:
+        frame["row_id"] = [int(value) for value in frame["row_id"]]
     return frame, int(unlabelled.sum())
+
+
+def _row_ids(table: Table, why: str) -> list[int]:
+    """The file's ``row_id`` column as non-negative integers (as ``caplib score`` writes it)."""
+    if "row_id" not in table.frame.columns:
+        raise table.error(f"no row_id column ({why})", "score the file with `caplib score`, which writes it",
+                          column="row_id")
+    cells = table.frame["row_id"].str.strip()
+    bad = table.frame.index[~cells.str.fullmatch(r"\d+")].tolist()
+    if bad:
+        raise table.error(f"row_id {table.frame.at[bad[0], 'row_id']!r} is not a row number ({why})",
+                          "give every row a non-negative whole row_id, as `caplib score` writes it", rows=bad,
+                          column="row_id")
+    return [int(value) for value in cells]

@@ -143,6 +143,16 @@ def test_several_golds_take_the_maximum(scorer):
         assert rotated.cap_gold_index[0] == golds.index(best)
 
 
+def test_a_tie_between_golds_goes_to_the_first_of_them(scorer):
+    """Issue 34, mutant: with ``>=`` for ``>`` in the maximum over golds, a tie went to the last gold, not the first
+    that the module docstring promises."""
+    sentences = corpus()
+    a, b, candidate = sentences[20], sentences[21], sentences[10]
+    better = 0 if scorer.score([a], [candidate])[0] >= scorer.score([b], [candidate])[0] else 1
+    frame = scorer.components([[a, a], [b, b, b], [a, b, a, b]], [candidate] * 3)
+    assert frame.cap_gold_index.tolist() == [0, 0, better]
+
+
 class CountingGenerator:
     """A stand-in statement generator: '<answer> answers <question>' and a log of what it was asked."""
 

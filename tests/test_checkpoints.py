@@ -120,6 +120,22 @@ def test_the_builtin_backbone_lives_where_the_environment_says(tmp_path, monkeyp
         resolve_checkpoint("builtin:nothing")
 
 
+def test_a_moved_cache_directory_says_it_moved_the_backbone_too(tmp_path, monkeypatch):
+    """Issue 34, smaller: $CAPLIB_CACHE_DIR silently moved the offline backbone too (score then failed, status 3)."""
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("CAPLIB_OFFLINE_NLI_DIR", raising=False)
+    monkeypatch.setenv("CAPLIB_CACHE_DIR", str(tmp_path / "elsewhere"))
+    built = tmp_path / "home" / ".cache" / "caplib" / "models" / offline_nli_dir().name
+    with pytest.raises(CheckpointNotAvailable, match=r"\$CAPLIB_CACHE_DIR moves the backbone along with the cache$"):
+        resolve_checkpoint(BUILTIN_OFFLINE_NLI)
+    _model_dir(built)
+    with pytest.raises(CheckpointNotAvailable, match=rf"and one is built in {built}: set CAPLIB_OFFLINE_NLI_DIR="
+                                                     rf"{built} to use it"):
+        resolve_checkpoint(BUILTIN_OFFLINE_NLI)
+    monkeypatch.setenv("CAPLIB_OFFLINE_NLI_DIR", str(built))
+    assert resolve_checkpoint(BUILTIN_OFFLINE_NLI).identity.startswith(f"{BUILTIN_OFFLINE_NLI}#sha256:")
+
+
 def test_device_and_dtype():
     import torch
 

@@ -308,13 +308,35 @@ def test_a_simple_file_with_six_schema_columns_is_accepted(tmp_path, capsys):
     assert len(out) == 8 and out["em"].sum() == 1.0
 
 
-def test_cache_clear_says_what_it_removed_even_for_an_unreadable_file(tmp_path, capsys):
-    (tmp_path / "nli.sqlite3").write_bytes(b"garbage" * 50)
-    (tmp_path / "baselines.sqlite3.corrupt-12").write_bytes(b"old")
+def test_cache_clear_removes_only_caplibs_own_files_and_says_what_it_did(tmp_path, capsys):
+    """Issue 34, item 8: a user's my_app.sqlite3 beside the cache was deleted, a directory named nli.sqlite3 gave a
+    traceback and a file as --cache-dir gave status 0."""
+    import sqlite3
+
+    from caplib.cache import ContentCache
+
+    ContentCache("nli", {}, tmp_path).put_many({"a": [0.1], "b": [0.2], "c": [0.3]})
+    ContentCache("baselines", {}, tmp_path).put_many({"d": 1.0, "e": 0.0})
+    with sqlite3.connect(tmp_path / "my_app.sqlite3") as connection:
+        connection.execute("CREATE TABLE notes (text TEXT)")
+        connection.execute("INSERT INTO notes VALUES ('keep me')")
+    connection.close()
+    mine = (tmp_path / "my_app.sqlite3").read_bytes()
+    (tmp_path / "statements.sqlite3").mkdir()
+    (tmp_path / "old.sqlite3").write_bytes(b"garbage" * 50)
+    (tmp_path / "baselines.sqlite3.corrupt-12").write_bytes(b"set aside by an earlier run")
     assert run("cache", "clear", "--cache-dir", tmp_path) == 0
-    out = capsys.readouterr().out
-    assert "removed 0 cached entries in 2 file(s)" in out and "1 unreadable file(s) set aside earlier" in out
-    assert list(tmp_path.iterdir()) == []
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err
+    assert (f"removed 5 cached entries in 2 file(s) from {tmp_path}: baselines.sqlite3, nli.sqlite3 (and 1 unreadable "
+            f"file(s) set aside earlier)") in captured.out
+    assert "left 3 file(s) that are not caplib's cache: my_app.sqlite3 (an SQLite database with the tables " \
+           "['notes']); old.sqlite3 (not an SQLite database" in captured.out and "statements.sqlite3 (a directory)" \
+           in captured.out
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["my_app.sqlite3", "old.sqlite3", "statements.sqlite3"]
+    assert (tmp_path / "my_app.sqlite3").read_bytes() == mine
+    expect_error(capsys, "cache", "clear", "--cache-dir", tmp_path / "old.sqlite3",
+                 contains=[r"--cache-dir .*old\.sqlite3: is a file, not a directory"])
 
 
 def test_score_survives_corrupt_cache_files(profile, tmp_path, capsys, caplog):
@@ -361,7 +383,8 @@ def test_bad_arguments_are_named_before_any_work(tmp_path, capsys, monkeypatch):
     expect_error(capsys, "evaluate", tmp_path, contains=["is a directory"])
     scored = tmp_path / "scored.csv"
     scored.write_text("label_semantic,cap,cap\nexact,0.9,0.1\ninvalid,0.2,0.8\n")
-    expect_error(capsys, "evaluate", scored, contains=[r"\['cap'\] appear more than once"])
+    expect_error(capsys, "evaluate", scored, contains=[r"scored\.csv, column 'cap': duplicated header column\(s\) "
+                                                       r"\['cap'\]"])
     scored.write_text("label_semantic,cap\nexact,0.9\ninvalid,0.2\n")
     expect_error(capsys, "evaluate", scored, "--bootstrap", "-5", contains=["--bootstrap must be 0"])
 
@@ -394,3 +417,228 @@ def test_score_cap_decomposed_on_statements_with_chunked_long_inputs(profile, tm
                                               statement_model=None, long_inputs="chunk")
     expected = scorer.score(statements["premise"], statements["hypothesis"])
     np.testing.assert_allclose(pd.read_csv(out)["cap_decomposed"], expected, rtol=0, atol=1e-9)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Issue 34: what a hostile but fair user found (no model needed: hand-made scored files, em)
+
+CAP_SIGNATURE = "cap|caplib:0.1.0|nli:tiny#sha256:0123456789ab|rev:local|statements:given|alpha:0.85|lam:0.3"
+
+
+def write_scored(path, n=160, labels=None, caps=None, row_ids=None):
+    """A file as `caplib score --metrics cap,em` writes it (row_id, label_semantic, cap, em), with its signature
+    file: CAP rises with the label's severity rank, plus seeded noise."""
+    rng = np.random.default_rng(0)
+    labels = labels if labels is not None else [list(SEVERITY)[i % len(SEVERITY)] for i in range(n)]
+    if caps is None:
+        caps = [f"{min(1.0, max(0.0, SEVERITY.get(label, 0) / 8 + rng.normal(0, 0.1))):.6f}" for label in labels]
+    ems = [f"{float(SEVERITY.get(label, 0) > 5):.1f}" for label in labels]
+    frame = pd.DataFrame({"row_id": row_ids if row_ids is not None else [str(i) for i in range(len(labels))],
+                          "label_semantic": labels, "cap": caps, "em": ems})
+    frame.to_csv(path, index=False)
+    (path.parent / f"{path.name}.signature.json").write_text(json.dumps(
+        {"metrics": {"cap": {"status": "scored", "signature": CAP_SIGNATURE}}}))
+    return path
+
+
+def write_splits(path, pairs):
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["row_id", "split"])
+        writer.writerows(pairs)
+    return path
+
+
+def test_no_command_blocks_on_a_fifo(tmp_path, capsys):
+    """Item 1: a FIFO as input hung evaluate, compare and calibrate (killed after 40-60 s); score said "no such
+    file" for it. Every file a command reads is refused at once as a named pipe."""
+    from tests.test_inputs import no_hang
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    scored, source = write_scored(tmp_path / "scored.csv"), write_correctness(tmp_path / "in.csv")
+    out, calibration = tmp_path / "out.csv", tmp_path / "calibration.json"
+    commands = [("score", fifo, "-o", out, "--metrics", "em"),
+                ("evaluate", fifo), ("compare", fifo, "--metrics", "cap,em"), ("calibrate", fifo, "-o", calibration),
+                ("compare", scored, "--metrics", "cap,em", "--splits", fifo, "--split", "test"),
+                ("calibrate", scored, "--splits", fifo, "--split", "validation", "-o", calibration),
+                ("score", source, "-o", out, "--metrics", "em", "--profile", fifo),
+                ("score", source, "-o", out, "--metrics", "cap", "--classify", fifo),
+                ("fetch", "--profile", fifo, "--dry-run")]
+    for command in commands:
+        with no_hang(20):
+            expect_error(capsys, *command, contains=[rf"{fifo}: is a named pipe \(FIFO\), not a regular file"])
+    assert not out.exists() and not calibration.exists()
+
+
+def test_an_unreadable_input_is_one_line_in_every_command(capsys):
+    """Item 2: permission denied gave a traceback and status 1 in score, evaluate, compare, calibrate and for
+    --splits; --splits naming a directory gave IsADirectoryError."""
+    from tests.test_inputs import as_another_user, shared_directory
+
+    directory = shared_directory()
+    scored = write_scored(directory / "scored.csv")
+    splits = write_splits(directory / "splits.csv", [(i, "validation" if i < 48 else "test") for i in range(160)])
+    source = write_correctness(directory / "in.csv")
+    out, calibration = directory / "out.csv", directory / "calibration.json"
+    commands = [("score", source, "-o", out, "--metrics", "em", "--no-cache", "--no-progress"),
+                ("evaluate", scored), ("compare", scored, "--metrics", "cap,em", "--resamples", "10", "--trials", "0"),
+                ("calibrate", scored, "-o", calibration),
+                ("compare", scored, "--metrics", "cap,em", "--splits", splits, "--split", "test", "--resamples", "10",
+                 "--trials", "0"),
+                ("calibrate", scored, "--splits", splits, "--split", "validation", "-o", calibration)]
+    for command in commands:  # readable: each runs (and imports what it needs while this process may read it)
+        assert run(*command) == 0, capsys.readouterr().err
+        calibration.unlink(missing_ok=True)
+    capsys.readouterr()
+    for command, locked in zip(commands, (source, scored, scored, scored, splits, splits)):
+        locked.chmod(0)
+        with as_another_user():
+            expect_error(capsys, *command, contains=[rf"{locked}: permission denied\. To fix: .*chmod u\+r {locked}"])
+        locked.chmod(0o644)
+    for command in commands[4:]:
+        expect_error(capsys, *[directory if part == splits else part for part in command],
+                     contains=[rf"--splits {directory}: is a directory, not a regular file"])
+
+
+@pytest.mark.parametrize("case, pairs, message", [
+    ("covers rows 0-99 only", [(i, "validation" if i < 48 else "test") for i in range(100)],
+     r"scored\.csv, row 100 \(line 102\), .*column 'row_id': 60 data row\(s\) have no split in .*splits\.csv"),
+    ("lists an id twice", [(i, "validation" if i < 48 else "test") for i in range(160)] + [(5, "validation")],
+     r"splits\.csv, row 5 \(line 7\), 160 \(line 162\) .*column 'row_id': row_id 5 is assigned more than once"),
+    ("puts a test row into validation too", [(i, "validation" if i < 48 else "test") for i in range(160)]
+     + [(100, "validation")], r"row_id 100 is assigned more than once"),
+    ("names an id the file lacks", [(i, "validation" if i < 48 else "test") for i in range(160)] + [(999, "test")],
+     r"splits\.csv, row 160 \(line 162\) .*column 'row_id': row_id 999 is not in .*scored\.csv"),
+    ("spells a split wrong", [(i, "validation" if i < 48 else "tset") for i in range(160)],
+     r"splits\.csv, row 48 \(line 50\), .*column 'split': unknown value 'tset'"),
+])
+def test_a_splits_file_must_match_the_scored_file_row_for_row(tmp_path, capsys, case, pairs, message):
+    """Item 3: the join was loose: a splits file covering rows 0-499 of 864 let compare run on 420 rows and
+    calibrate fit on 80 without a word; ids listed twice duplicated rows; a row in two splits leaked a test row into
+    the fit; unknown ids were ignored. Now checked as load_correctness(splits=) checks its own."""
+    scored = write_scored(tmp_path / "scored.csv")
+    splits = write_splits(tmp_path / "splits.csv", pairs)
+    expect_error(capsys, "compare", scored, "--metrics", "cap,em", "--splits", splits, "--split", "test",
+                 "--resamples", "10", "--trials", "0", contains=[message])
+    expect_error(capsys, "calibrate", scored, "--splits", splits, "--split", "validation", "-o", tmp_path / "c.json",
+                 contains=[message])
+    assert not (tmp_path / "c.json").exists()
+
+
+def test_a_matching_splits_file_is_joined_exactly_padded_ids_included(tmp_path, capsys):
+    scored = write_scored(tmp_path / "scored.csv")
+    results = []
+    for name, pad in (("plain", ""), ("padded", " ")):
+        splits = write_splits(tmp_path / f"{name}.csv", [(f"{pad}{i}{pad}", "validation" if i < 48 else "test")
+                                                        for i in reversed(range(160))])
+        assert run("compare", scored, "--metrics", "cap,em", "--splits", splits, "--split", "test", "--resamples",
+                   "10", "--trials", "0", "--json") == 0
+        results.append(json.loads(capsys.readouterr().out))
+        assert run("calibrate", scored, "--splits", splits, "--split", "validation", "-o",
+                   tmp_path / f"{name}.json") == 0
+        assert "fitted on 48 rows" in capsys.readouterr().out
+    assert results[0]["rows"] == 112 and results[0] == results[1]
+
+
+def test_every_message_names_file_row_and_column(tmp_path, capsys):
+    """Item 4: messages without file, row or column, or with the wrong row."""
+    latin1 = tmp_path / "latin1.csv"
+    latin1.write_bytes("row_id,label_semantic,cap,answer\n0,exact,0.9,Sofia\n1,invalid,0.1,café\n".encode("latin-1"))
+    expect_error(capsys, "evaluate", latin1, contains=[r"latin1\.csv, row 1 \(line 3\) .*column 'answer': not UTF-8 "
+                                                       r"text \(byte 0xe9 at line 3, character 18\)"])
+    (tmp_path / "empty.csv").write_bytes(b"")
+    expect_error(capsys, "evaluate", tmp_path / "empty.csv", contains=[r"empty\.csv: the file is empty"])
+    ids = write_scored(tmp_path / "ids.csv", row_ids=["0", "abc"] + [str(i) for i in range(2, 160)])
+    expect_error(capsys, "calibrate", ids, "-o", tmp_path / "c.json",
+                 contains=[r"ids\.csv, row 1 \(line 3\) .*column 'row_id': row_id 'abc' is not a row number"])
+    labels = ["exact", "", "", "sort of right", "invalid", "exact", "partial", "exact"]
+    bad_label = write_scored(tmp_path / "label.csv", labels=labels)
+    for command in (("evaluate", bad_label), ("compare", bad_label, "--metrics", "cap,em"),
+                    ("calibrate", bad_label, "-o", tmp_path / "c.json")):
+        expect_error(capsys, *command, contains=[r"label\.csv, row 3 \(line 5\) .*column 'label_semantic': unknown "
+                                                 r"value 'sort of right'"])
+    caps = ["0.9", "0.1", "0.5", "0.2", "0.7", "0.3", "0.6", "inf"]
+    infinite = write_scored(tmp_path / "inf.csv", labels=["exact", "", "", *labels[4:], "invalid"], caps=caps)
+    for command in (("evaluate", infinite), ("compare", infinite, "--metrics", "cap,em"),
+                    ("calibrate", infinite, "-o", tmp_path / "c.json")):
+        expect_error(capsys, *command, contains=[r"inf\.csv, row 7 \(line 9\) .*column 'cap': 'inf' is not a finite "
+                                                 r"number"])
+    expect_error(capsys, "calibrate", tmp_path / "missing.csv", "-o", tmp_path / "c.json",
+                 contains=[r"no such file: .*missing\.csv$"])
+    assert not (tmp_path / "c.json").exists()
+
+
+@pytest.mark.parametrize("cells, kind", [([["a", "b"], ["c"]], "ndarray"), ([b"bytes", b"more"], "bytes"),
+                                         ([{"k": 1}, {"k": 2}], "dict")])
+def test_a_parquet_cell_that_is_not_text_is_named_not_scored(tmp_path, capsys, cells, kind):
+    """Items 4 and 5: a Parquet list column gave "truth value of an array ... ambiguous"; bytes and dict cells were
+    scored as their Python reprs (b'bytes', {'k': 1}) with status 0."""
+    pytest.importorskip("pyarrow")
+    source = tmp_path / "rows.parquet"
+    pd.DataFrame({"question": ["q0", "q1", "q2"], "gold_answer": ["g", "g", "g"],
+                  "answer": [None, *cells]}).to_parquet(source)
+    expect_error(capsys, "score", source, "-o", tmp_path / "out.csv", "--metrics", "em", "--no-cache",
+                 contains=[rf"rows\.parquet, row 1 .*column 'answer': a {kind} cell"])
+    assert not (tmp_path / "out.csv").exists()
+
+
+def test_a_blocked_signature_file_is_refused_before_scoring(tmp_path, capsys, monkeypatch):
+    """Item 6: OUT.signature.json being a directory gave a traceback after scoring and left OUT without its
+    signature file."""
+    import caplib.scoring
+
+    monkeypatch.setattr(caplib.scoring, "score_frame", lambda *a, **k: pytest.fail("scoring started"))
+    source, out = write_correctness(tmp_path / "in.csv"), tmp_path / "out.csv"
+    (tmp_path / "out.csv.signature.json").mkdir()
+    expect_error(capsys, "score", source, "-o", out, "--metrics", "em",
+                 contains=[r"its signature file .*out\.csv\.signature\.json is in the way"])
+    assert not out.exists()
+
+
+def test_outputs_get_the_mode_the_umask_gives(tmp_path, capsys):
+    """Item 7: score wrote OUT and its signature file 0600 (and made an existing 0644 file 0600); calibration files
+    were 0644 whatever the umask."""
+    import stat
+
+    source, out = write_correctness(tmp_path / "in.csv"), tmp_path / "out.csv"
+    previous = os.umask(0o027)
+    try:
+        assert run("score", source, "-o", out, "--metrics", "em", "--no-cache", "--no-progress") == 0
+        assert run("calibrate", write_scored(tmp_path / "scored.csv"), "-o", tmp_path / "c.json") == 0
+        assert [stat.S_IMODE(path.stat().st_mode) for path in (out, tmp_path / "out.csv.signature.json",
+                                                                tmp_path / "c.json")] == [0o640] * 3
+        out.chmod(0o644)
+        assert run("score", source, "-o", out, "--metrics", "em", "--no-cache", "--no-progress") == 0
+        assert stat.S_IMODE(out.stat().st_mode) == 0o644  # an existing file keeps its mode
+    finally:
+        os.umask(previous)
+
+
+def test_formula_cells_are_written_as_text_and_read_back_as_they_were(tmp_path, capsys):
+    """Item 9: spreadsheet formula cells (=1+1, =HYPERLINK(...)) were written back unescaped into output CSVs."""
+    rows = [("=HYPERLINK(\"http://example.com\",\"click\")", "=1+1", "=1+1", "exact"),
+            ("What is 2+2?", "four", "@SUM(A1:A2)", "invalid"), ("Temperature?", "-5", "-5", "exact"),
+            ("+cmd|' /C calc'!A0", "yes", "- yes", "equivalent")]
+    source, first, second = tmp_path / "in.csv", tmp_path / "first.csv", tmp_path / "second.csv"
+    pd.DataFrame(rows, columns=["question", "gold_answer", "answer", "label_semantic"]).to_csv(source, index=False)
+    assert run("score", source, "-o", first, "--metrics", "em,rouge_l", "--no-cache", "--no-progress") == 0
+    with first.open(newline="", encoding="utf-8") as handle:
+        written = list(csv.DictReader(handle))
+    assert [row["question"] for row in written] == ["'" + rows[0][0], rows[1][0], rows[2][0], "'" + rows[3][0]]
+    assert [row["answer"] for row in written] == ["'=1+1", "'@SUM(A1:A2)", "-5", "'- yes"]
+    assert [row["em"] for row in written] == ["1.0", "0.0", "1.0", "1.0"]  # scored on the cells as read ("- yes")
+    # caplib reads its own output back as the input was: rescoring gives the same cells
+    assert run("score", first, "-o", second, "--metrics", "em,rouge_l", "--no-cache", "--no-progress") == 0
+    with second.open(newline="", encoding="utf-8") as handle:
+        assert list(csv.DictReader(handle)) == written
+    assert run("evaluate", first, "--metrics", "em") == 0
+
+
+def test_a_header_only_file_is_refused(tmp_path, capsys):
+    """Smaller: a header-only CSV gave status 0 and an empty output; decided: nothing to score is an error."""
+    source = tmp_path / "header.csv"
+    source.write_text("question,gold_answer,answer\n")
+    expect_error(capsys, "score", source, "-o", tmp_path / "out.csv", "--metrics", "em",
+                 contains=[r"header\.csv: the file has a header but no data rows"])
+    assert not (tmp_path / "out.csv").exists()

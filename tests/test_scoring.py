@@ -124,6 +124,29 @@ def test_baseline_cache_key_holds_the_question(tmp_path, monkeypatch):
         assert scored.frame["em"].tolist() == [4.0, 20.0]
 
 
+def test_a_baseline_option_keys_its_cache_entries(tmp_path):
+    """Issue 34, mutant: baseline cache entries keyed by the metric's name alone (not its signature) gave a
+    ``rouge_l: {stem: true}`` run the cached stem:no value while its signature said stem:yes."""
+    import yaml
+
+    from caplib.profiles import load_profile
+
+    data = yaml.safe_load(load_profile("offline").source.read_text())
+    data["name"], data["baselines"]["rouge_l"] = "stemmed", {"stem": True}
+    stemmed = tmp_path / "stemmed.yaml"
+    stemmed.write_text(yaml.safe_dump(data))
+    rows = pd.DataFrame({"question": ["What were the cats doing?"], "gold_answer": ["the cats were running"],
+                         "answer": ["the cat runs"]})
+    runtime = Runtime(cache_dir=str(tmp_path / "cache"), progress=False)
+    plain = score_frame(rows, "offline", ["rouge_l"], runtime=runtime)  # fills the cache with stem:no
+    stem = score_frame(rows, stemmed, ["rouge_l"], runtime=runtime)
+    expected = {flag: baselines.score("rouge_l", list(rows.gold_answer), list(rows.answer), stem=flag)[0]
+                for flag in (False, True)}
+    assert expected[True] > expected[False]  # stemming matters on this row (cat/cats, runs/running)
+    assert plain.frame["rouge_l"][0] == expected[False] and "stem:no" in str(plain.signatures["rouge_l"])
+    assert stem.frame["rouge_l"][0] == expected[True] and "stem:yes" in str(stem.signatures["rouge_l"])
+
+
 @pytest.mark.slow
 def test_scores_do_not_depend_on_companions_order_workers_or_cache(offline_backbone, tmp_path):
     """Issue 15, item 7, through the public entry point: CAP (tiny backbone), BERTScore (packaged MiniLM) and BLEU

@@ -19,13 +19,13 @@ Example:
 from __future__ import annotations
 
 import json
-import os
 import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from caplib.files import write_atomically
+from caplib.inputs import read_input_text
 from caplib.signature import Signature
 
 __all__ = ["FORMAT", "REFIT_HINT", "CalibrationMismatch", "Provenance", "check_applicable", "read_document",
@@ -156,24 +156,20 @@ def write_document(path: str | Path, method: str, signature: Signature, provenan
     # one line per list of numbers (coefficients, counts), so that the file reads and diffs by row
     text = re.sub(r"\[\s+([-+0-9.eE,\s]+?)\s+\]", lambda match: "[" + " ".join(match.group(1).split()) + "]",
                   json.dumps(document, indent=1, ensure_ascii=False)) + "\n"
-
-    def write(temporary: Path) -> None:
-        temporary.write_text(text, encoding="utf-8")
-        os.chmod(temporary, 0o644)  # a file to ship and share, not a private temporary
-
-    write_atomically(Path(path), write)
+    write_atomically(Path(path), lambda temporary: temporary.write_text(text, encoding="utf-8"))  # mode: the umask's
 
 
 def read_document(path: str | Path) -> tuple[str, Provenance, dict[str, Any]]:
     """``(method, provenance, model)`` of a calibration file written by :func:`write_document`.
 
     Raises:
-        ValueError: not JSON, or not a calibration file of this format (the message names the file).
+        ValueError: not a readable regular file (``caplib.inputs``), not JSON, or not a calibration file of this
+            format (the message names the file).
         FileNotFoundError: no such file.
     """
     path = Path(path)
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
+        document = json.loads(read_input_text(path, what="calibration"))
     except json.JSONDecodeError as error:
         raise ValueError(f"{path}: not a calibration file (not JSON: {error})") from None
     if not isinstance(document, dict) or document.get("format") != FORMAT:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Union
+from typing import Sequence, Union
 
 import pandas as pd
 
@@ -26,6 +26,7 @@ from caplib.calibration.components import FEATURES, ComponentLabeler
 from caplib.calibration.provenance import Provenance, check_applicable, read_document
 from caplib.calibration.thresholds import ThresholdLabeler
 from caplib.checkpoints import sha256_of
+from caplib.inputs import read_input_text
 from caplib.scored import read_scored
 from caplib.signature import Signature
 
@@ -83,11 +84,16 @@ def classify(frame: pd.DataFrame, labeler: Labeler, cap_signature: str | Signatu
 
 def _cap_signature(path: Path) -> str:
     sidecar = Path(f"{path}.signature.json")
-    if not sidecar.is_file():
+    if not sidecar.exists():
         raise ValueError(f"{path}: no {sidecar.name} beside it, so the backbone its CAP scores came from is unknown; "
                          f"a calibration must name it: score the labelled rows with `caplib score ... -o {path.name}`, "
                          f"which writes it")
-    entry = json.loads(sidecar.read_text(encoding="utf-8")).get("metrics", {}).get("cap", {})
+    try:
+        document = json.loads(read_input_text(sidecar))
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{sidecar}: not a signature file (not JSON: {error}); score the labelled rows again with "
+                         f"`caplib score`, which writes it") from None
+    entry = (document.get("metrics", {}) if isinstance(document, dict) else {}).get("cap", {})
     if entry.get("status") != "scored" or not entry.get("signature"):
         raise ValueError(f"{sidecar}: CAP was not scored in this file ({entry.get('reason', 'no cap entry')}); score "
                          f"it with `caplib score ... --metrics cap --components`")
@@ -113,24 +119,28 @@ def fit_scored_file(path: str | Path, label_column: str = "label_semantic", *, s
     path = Path(path)
     if method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
+    chosen = method
+
+    def pick_columns(header: Sequence[str]) -> tuple[str, ...]:
+        nonlocal chosen
+        if chosen == "auto":
+            chosen = "components" if set(FEATURES) <= set(header) else "thresholds"
+        if chosen == "components" and not set(FEATURES) <= set(header):
+            raise ValueError(f"{path}: no column(s) {[c for c in FEATURES if c not in header]}; method 'components' "
+                             f"needs CAP's components: score with `caplib score --components`")
+        return FEATURES if chosen == "components" else ("cap",)
+
+    # the scored file is read (and checked) first, then the signature file beside it
+    frame, _ = read_scored(path, label_column, pick_columns, splits=splits, split=split, integer_row_ids=True)
     cap_signature = _cap_signature(path)
-    if method == "auto":
-        header = pd.read_csv(path, nrows=0).columns
-        method = "components" if set(FEATURES) <= set(header) else "thresholds"
+    method = chosen
     columns = FEATURES if method == "components" else ("cap",)
-    try:
-        frame, _ = read_scored(path, label_column, columns, splits=splits, split=split)
-    except ValueError as error:
-        if method == "components" and "no column(s)" in str(error):
-            raise ValueError(f"{error}; method 'components' needs CAP's components: score with `caplib score "
-                             f"--components`") from None
-        raise
     splits_name = None if splits is None else f"{Path(splits).name}#sha256:{sha256_of([Path(splits)])[:12]}"
     values = frame[list(columns)]
     provenance = Provenance(
         cap_signature=cap_signature, data=f"{path.name}#sha256:{sha256_of([path])[:12]}", splits=splits_name,
         split=split, label_column=label_column, n=len(frame),
-        row_ids=tuple(int(i) for i in frame["row_id"]) if "row_id" in frame.columns else ())
+        row_ids=tuple(frame["row_id"]) if "row_id" in frame.columns else ())
     labels = frame[label_column].tolist()
     if method == "components":
         return ComponentLabeler().fit(values, labels, provenance)
