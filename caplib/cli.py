@@ -68,6 +68,7 @@ import logging
 import os
 import shlex
 import sys
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -76,7 +77,7 @@ import pandas as pd
 
 from caplib.checkpoints import CheckpointNotAvailable, pick_device
 from caplib.distributed import BLOCK_ROWS
-from caplib.data import load_scoring_input
+from caplib.data import DroppedRowsWarning, load_scoring_input
 from caplib.files import write_together
 from caplib.inputs import check_input_file, spreadsheet_safe
 from caplib.runtime import BATCH_SIZE_IGNORED, NLI_BACKENDS, Runtime
@@ -135,7 +136,11 @@ def _score(args: argparse.Namespace) -> int:
     sidecar = Path(f"{output}.signature.json")
     _check_output(output, args.input, args.overwrite, sidecar)
     labeler = _calibration(args.classify, profile, metrics) if args.classify else None
-    frame, gold = load_scoring_input(args.input)
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always", DroppedRowsWarning)
+        frame, gold = load_scoring_input(args.input)
+    for warning in said:  # a row the loader left out (the release's row without an answer): one line, never silent
+        print(f"caplib: {warning.message}", file=sys.stderr)
     if frame.empty:  # decided: nothing to score is a mistake, not an empty output (issue 34)
         raise ValueError(f"{args.input}: the file has a header but no data rows; nothing to score (give a file with "
                          f"at least one row)")
@@ -188,6 +193,8 @@ def _score(args: argparse.Namespace) -> int:
         "command": shlex.join(["caplib", *args.argv]),
         "input": str(args.input),
         "rows": len(frame),
+        # rows of the input left out with their reason (row_id -> reason); a splits file may still list them
+        "dropped_rows": {str(row): reason for row, reason in frame.attrs.get("dropped_rows", {}).items()},
         "profile": {"name": profile.name, "source": str(profile.source)},
         "engine": scored.engine,
         "metrics": scored.report(),

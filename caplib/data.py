@@ -222,9 +222,10 @@ def _split_normalizer(allowed: Sequence[str]) -> Callable[[str], str]:
     return normalize
 
 
-def _splits_for(table: _Table, key: str, keys: pd.Series, splits: str | Path, official: str,
-                allowed: Sequence[str]) -> pd.Series:
-    """Map every data row to its split via a ``key,split`` file that must cover every row exactly once."""
+def _splits_for(table: _Table, key: str, keys: pd.Series, splits: str | Path, official: str | None,
+                allowed: Sequence[str], dropped: Iterable[int] = ()) -> pd.Series:
+    """Map every data row to its split via a ``key,split`` file that must cover every row exactly once (and may list
+    the ``dropped`` keys besides: rows left out with a reason)."""
     split_table = _read_table(splits, official)
     _check_columns(split_table, (key, "split"))
     _check_required(split_table, (key, "split"))
@@ -242,7 +243,7 @@ def _splits_for(table: _Table, key: str, keys: pd.Series, splits: str | Path, of
         raise split_table.error(f"{key} {ids.iloc[duplicated[0]]!r} is assigned more than once",
                                 f"list every {key} exactly once", rows=duplicated, column=key)
     known = set(keys)
-    unknown = frame.index[~ids.isin(known)].tolist()
+    unknown = frame.index[~ids.isin(known | set(dropped))].tolist()
     if unknown:
         raise split_table.error(f"{key} {ids.iloc[unknown[0]]!r} is not in {table.name} ({len(known)} rows)",
                                 "remove these rows or point the loader at the matching data file",
@@ -524,12 +525,15 @@ def normalize_labels(table: _Table, column: str, *, allow_empty: bool = False) -
     return _normalize_column(table, column, normalize_label, LABELS, allow_empty=allow_empty)
 
 
-def splits_of_rows(table: _Table, row_ids: Sequence[int], splits: str | Path) -> pd.Series:
+def splits_of_rows(table: _Table, row_ids: Sequence[int], splits: str | Path, dropped: Iterable[int] = ()
+                   ) -> pd.Series:
     """The split of each data row of ``table`` (whose row ids are ``row_ids``) from a ``row_id,split`` file, checked
-    as ``load_correctness(splits=)`` checks its own: every row listed exactly once, no other id, known split names
+    as ``load_correctness(splits=)`` checks its own: every row listed exactly once, no other id (but the ``dropped``
+    ones, rows the scorer left out with a reason, as ``caplib score`` records them), known split names
     (:data:`SPLIT_NAMES`).
 
     Raises:
         DataValidationError: naming the splits file (or ``table``, for rows without a split), row and column.
     """
-    return _splits_for(table, "row_id", pd.Series(list(row_ids), dtype=object), splits, None, SPLIT_NAMES)
+    return _splits_for(table, "row_id", pd.Series(list(row_ids), dtype=object), splits, None, SPLIT_NAMES,
+                       dropped=dropped)

@@ -25,6 +25,17 @@ from caplib.inputs import Table, read_input_text, read_table
 __all__ = ["read_scored", "release_scores"]
 
 
+def _dropped_rows(path: str | Path) -> list[int]:
+    """The row ids ``caplib score`` left out of ``path`` with a reason (its signature file's ``dropped_rows``)."""
+    sidecar = Path(f"{path}.signature.json")
+    if not sidecar.is_file():
+        return []
+    try:
+        return [int(row) for row in json.loads(read_input_text(sidecar)).get("dropped_rows", {})]
+    except (json.JSONDecodeError, AttributeError, ValueError):
+        return []  # not a signature file of caplib's: no row is excused
+
+
 def release_scores(path: str | Path) -> pd.DataFrame | None:
     """The release's ``scores.json`` at ``path`` as a scored frame (``label`` renamed ``label_semantic``), or None
     when ``path`` is not such a file (a CSV written by ``caplib score``).
@@ -97,7 +108,8 @@ def read_scored(path: str | Path, label_column: str, columns: Columns, *, splits
                           "score the file with these metrics (`caplib score --metrics ...`) or name others",
                           column=absent[0])
     if splits is not None:
-        frame["split"] = splits_of_rows(table, _row_ids(table, "--splits joins on it"), splits)
+        frame["split"] = splits_of_rows(table, _row_ids(table, "--splits joins on it"), splits,
+                                        dropped=_dropped_rows(path))
     elif integer_row_ids and "row_id" in frame.columns:
         _row_ids(table, "a calibration records it")
     if split is not None:

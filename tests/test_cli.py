@@ -185,10 +185,23 @@ def test_missing_column(profile, tmp_path, capsys):
                  contains=["generic.csv", "no columns to score", "column 'answer'"])
 
 
-def test_empty_answer(profile, tmp_path, capsys):
+def test_empty_answer_in_a_correctness_file_drops_the_row_with_one_line(profile, tmp_path, capsys):
+    # as the authors drop the release's one row without an answer (row 4306); the others keep their row_id
     source = write_with_cell(tmp_path / "in.csv", row=3, field=2, value="  ")  # answer
+    assert run("score", source, "-o", tmp_path / "o.csv", "--profile", profile, "--metrics", "em") == 0
+    err = capsys.readouterr().err
+    assert re.search(r"^caplib: .*in\.csv: dropped 1 row\(s\) without an answer, row_id 3 \(line 5\)", err, re.M)
+    assert "Traceback" not in err and "DroppedRowsWarning" not in err
+    scored = pd.read_csv(tmp_path / "o.csv")
+    assert scored.row_id.tolist() == [row for row in range(len(ROWS)) if row != 3]
+
+
+def test_empty_answer_in_another_csv_is_an_error(profile, tmp_path, capsys):
+    source = tmp_path / "in.csv"
+    pd.DataFrame({"question": ["q1", "q2"], "gold_answer": ["a", "b"], "answer": ["a", " "]}).to_csv(source,
+                                                                                                   index=False)
     expect_error(capsys, "score", source, "-o", tmp_path / "o.csv", "--profile", profile,
-                 contains=[r"row(_id)? 3 \(line 5\)", "column 'answer'", "empty"])
+                 contains=[r"row(_id)? 1 \(line 3\)", "column 'answer'", "empty"])
     assert not (tmp_path / "o.csv").exists()
 
 

@@ -91,6 +91,19 @@ def test_caplib_score_and_the_statements_cli_take_the_official_files(tmp_path):
     assert "dropped 1 row(s) without an answer, row_id 4306" in scored.stderr and "Traceback" not in scored.stderr
     frame = pd.read_csv(tmp_path / "scored.csv", keep_default_na=False)
     assert len(frame) == 8826 and 4306 not in set(frame.row_id)
+    signature = json.loads((tmp_path / "scored.csv.signature.json").read_text())
+    assert signature["dropped_rows"] == {"4306": "no answer"}
+    # the official splits file still lists row 4306: the scored file's signature excuses it, and only it
+    compared = _run("caplib", "compare", str(tmp_path / "scored.csv"), "--metrics", "em,rouge_l", "--splits",
+                    str(mirrored("CAP-Correctness-splits.csv")), "--split", "test", "--resamples", "50", "--trials",
+                    "0", "--json", cwd=tmp_path)
+    assert compared.returncode == 0, compared.stderr[-2000:]
+    assert json.loads(compared.stdout)["rows"] == 7826
+    signature["dropped_rows"] = {}
+    (tmp_path / "scored.csv.signature.json").write_text(json.dumps(signature))
+    refused = _run("caplib", "compare", str(tmp_path / "scored.csv"), "--metrics", "em,rouge_l", "--splits",
+                   str(mirrored("CAP-Correctness-splits.csv")), "--split", "test", cwd=tmp_path)
+    assert refused.returncode == 2 and "4306" in refused.stderr and "Traceback" not in refused.stderr
     shutil.copy(mirrored("CAP-Statements.csv"), tmp_path / "CAP-Statements.csv")
     datasets.ensure_statement_splits(tmp_path)
     evaluated = _run("caplib.statements", "evaluate", "--data", str(tmp_path / "CAP-Statements.csv"), "--model",
