@@ -159,7 +159,7 @@ def available_profiles() -> list[str]:
 
     Example:
         >>> available_profiles()
-        ['offline', 'paper']
+        ['offline', 'paper', 'released']
     """
     return sorted(path.stem for path in PROFILE_DIR.glob("*.yaml"))
 

@@ -225,12 +225,11 @@ def test_signature_records_every_setting(checkpoint):
 
 
 def test_bundled_profiles():
-    assert available_profiles() == ["offline", "paper"]
+    assert available_profiles() == ["offline", "paper", "released"]
     paper = load_profile("paper")
     assert (paper.nli_model, paper.alpha, paper.lam, paper.batch_size, paper.dtype, paper.max_length) == (
         "cross-encoder/nli-deberta-v3-large", 0.85, 0.30, 16, "auto", 512)  # auto: float16 on CUDA, float32 on CPU
-    if paper.lock is None:
-        assert paper.nli_revision is None  # not pinned and not locked: never an invented commit
+    assert paper.nli_revision == "bab4bc7178836f731dcfd18c06ca9def0a137712"  # the authors' commit, as they name it
     assert paper.statement_base_model == "google/mt5-small"
     assert paper.metric_options("comet")["model"] == "Unbabel/wmt22-comet-da"
     assert paper.metric_options("bertscore")["model"] == "roberta-large"
@@ -241,11 +240,15 @@ def test_bundled_profiles():
         load_profile("nope")
 
 
-def test_paper_profile_refuses_unpinned_hub_model():
-    if load_profile("paper").lock is not None:
-        pytest.skip("this checkout has a paper.lock.json: the paper profile is pinned here")
+def test_paper_profile_refuses_unpinned_hub_model(tmp_path):
+    import yaml
+
+    settings = yaml.safe_load(load_profile("paper").source.read_text())
+    settings["nli"]["revision"] = None  # pinned by neither the YAML nor a lock: never an invented commit
+    (tmp_path / "unpinned.yaml").write_text(yaml.safe_dump(settings))
+    assert load_profile(tmp_path / "unpinned.yaml").nli_revision is None
     with pytest.raises(ValueError, match="no pinned revision"):
-        CAPScorer.from_profile("paper", runtime=Runtime(device="cpu", dtype="float32"))
+        CAPScorer.from_profile(tmp_path / "unpinned.yaml", runtime=Runtime(device="cpu", dtype="float32"))
 
 
 def test_offline_profile_without_backbone(monkeypatch, tmp_path):

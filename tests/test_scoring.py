@@ -1,6 +1,8 @@
 """score_frame: rows in, one column per metric out, CAP from given or generated statements, skips with reasons."""
 
 import numpy as np
+from pathlib import Path
+
 import pandas as pd
 import pytest
 
@@ -131,14 +133,17 @@ def test_a_baseline_option_keys_its_cache_entries(tmp_path):
 
     from caplib.profiles import load_profile
 
-    data = yaml.safe_load(load_profile("offline").source.read_text())
-    data["name"], data["baselines"]["rouge_l"] = "stemmed", {"stem": True}
-    stemmed = tmp_path / "stemmed.yaml"
-    stemmed.write_text(yaml.safe_dump(data))
+    def profile_with(stem: bool) -> Path:
+        data = yaml.safe_load(load_profile("offline").source.read_text())
+        data["name"], data["baselines"]["rouge_l"] = f"stem-{stem}", {"stem": stem}
+        (tmp_path / f"stem-{stem}.yaml").write_text(yaml.safe_dump(data))
+        return tmp_path / f"stem-{stem}.yaml"
+
+    stemmed = profile_with(True)
     rows = pd.DataFrame({"question": ["What were the cats doing?"], "gold_answer": ["the cats were running"],
                          "answer": ["the cat runs"]})
     runtime = Runtime(cache_dir=str(tmp_path / "cache"), progress=False)
-    plain = score_frame(rows, "offline", ["rouge_l"], runtime=runtime)  # fills the cache with stem:no
+    plain = score_frame(rows, profile_with(False), ["rouge_l"], runtime=runtime)  # fills the cache with stem:no
     stem = score_frame(rows, stemmed, ["rouge_l"], runtime=runtime)
     expected = {flag: baselines.score("rouge_l", list(rows.gold_answer), list(rows.answer), stem=flag)[0]
                 for flag in (False, True)}

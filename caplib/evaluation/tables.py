@@ -153,8 +153,9 @@ def protocol_tables(
     Example:
         >>> labels = ["exact", "invalid"] * 6
         >>> tables = protocol_tables({"m": [0.9, 0.1] * 6}, labels, n_resamples=50, reference=None)
-        >>> tables["correlations"][["pairwise_accuracy", "comparable_pairs", "pair_wins"]].values.tolist()
-        [[1.0, 36, 36]]
+        >>> row = tables["correlations"].iloc[0]
+        >>> float(row.pairwise_accuracy), int(row.comparable_pairs), int(row.pair_wins)
+        (1.0, 36, 36)
 
     Raises:
         ValueError: no metric, or scores/labels that :func:`caplib.evaluation.pairwise_accuracy` would refuse.
