@@ -77,7 +77,7 @@ def setup(device: str | None = None, allow_unpinned: bool = False, dtype: str | 
     """Prepare a chapter's kernel and return the chapter's :class:`caplib.runtime.Runtime`.
 
     The kernel: matplotlib without a display (Agg, so papermill and CI draw the same figures), returned figures
-    shown as PNG. The runtime: the chapter's ``device``, ``allow_unpinned`` and ``dtype`` parameters (None: the profile's, ``auto`` = float16 on CUDA,
+    shown as PNG, table cells shown whole (pandas cuts text after 50 characters with "..."). The runtime: the chapter's ``device``, ``allow_unpinned`` and ``dtype`` parameters (None: the profile's, ``auto`` = float16 on CUDA,
     float32 on CPU), without progress bars (a book page is not a terminal).
     Called once by every chapter's imports cell; calling it again changes nothing.
 
@@ -94,6 +94,7 @@ def setup(device: str | None = None, allow_unpinned: bool = False, dtype: str | 
     # bert_score and the Hub client import tqdm.auto, which in a kernel without ipywidgets warns once on stderr;
     # caplib's own bars are plain tqdm (and off in chapters), so nothing here needs the widget
     warnings.filterwarnings("ignore", message="IProgress not found")
+    pd.set_option("display.max_colwidth", None)  # a table shows a cell's whole text, never cut after 50 characters
     runtime = Runtime(device=device, dtype=dtype, allow_unpinned=allow_unpinned, progress=False)
     try:
         from IPython import get_ipython

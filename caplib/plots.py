@@ -288,15 +288,15 @@ def interactive_distributions(frame: pd.DataFrame, metrics: Sequence[str], label
 
 
 def with_menu(fig: "go.Figure", buttons: Sequence[Mapping]) -> "go.Figure":
-    """Add a drop-down menu of ``buttons`` to ``fig`` in a band of its own: the title at the top of the figure,
-    left-aligned, the menu under it, just above the plot, so that neither covers the other at any width.
+    """Add a drop-down menu of ``buttons`` to ``fig`` in a band of its own: the title near the top of the figure,
+    left-aligned and under plotly's tool bar, the menu under it, just above the plot: none covers another.
 
     Example:
         >>> with_menu(interactive_violation_matrix(MEANS_EXAMPLE), [{"label": "a"}]).layout.title.yref
         'container'
     """
     fig.update_layout(title={"x": 0.0, "xanchor": "left", "xref": "paper", "y": 1.0, "yanchor": "top",
-                             "yref": "container", "pad": {"t": 12}},
+                             "yref": "container", "pad": {"t": 34}},
                       updatemenus=[{"buttons": list(buttons), "direction": "down", "x": 0.0, "xanchor": "left",
                                     "y": 1.0, "yanchor": "bottom", "pad": {"b": 8}, "showactive": True}],
                       margin={"t": 110})

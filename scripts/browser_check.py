@@ -60,7 +60,9 @@ RAW_TEX = r"""(() => {
     const node = walker.currentNode;
     if (!node.parentElement || node.parentElement.closest(skip)) continue;
     const text = node.textContent, match = text.match(/\$|\\[a-zA-Z]+|\\[()[\]]/);
-    if (match) found.push(text.slice(Math.max(0, match.index - 40), match.index + 40).replace(/\s+/g, ' '));
+    if (!match) continue;  // context by code points: slicing UTF-16 units could split a surrogate pair
+    const chars = Array.from(text), at = Array.from(text.slice(0, match.index)).length;
+    found.push(chars.slice(Math.max(0, at - 40), at + 40).join('').replace(/\s+/g, ' '));
   }
   return JSON.stringify(found);
 })()"""
@@ -73,7 +75,7 @@ LAYOUT = r"""(() => {
   const style = getComputedStyle(column), box = column.getBoundingClientRect();
   const left = box.left + parseFloat(style.paddingLeft), right = box.right - parseFloat(style.paddingRight);
   const name = e => {
-    const text = (e.innerText || e.textContent || '').trim().replace(/\s+/g, ' ').slice(0, 60);
+    const text = Array.from((e.innerText || e.textContent || '').trim().replace(/\s+/g, ' ')).slice(0, 60).join('');
     return e.tagName.toLowerCase() + (e.className && typeof e.className === 'string' ?
       '.' + e.className.trim().split(/\s+/)[0] : '') + (text ? ' "' + text + '"' : '');
   };
@@ -91,8 +93,11 @@ LAYOUT = r"""(() => {
     if (e.closest('.plotly-graph-div, mjx-container')) continue;
     const overflow = getComputedStyle(e).overflowX;
     if (overflow === 'visible' || !e.clientWidth) continue;
-    if (e.scrollWidth > e.clientWidth + 1)
-      cut.push({element: name(e), content: e.scrollWidth, visible: e.clientWidth});
+    // a formula's box: its typeset math, not MathJax's hidden copy for screen readers (wider, never shown)
+    const typeset = e.matches('.math') ? Array.from(e.querySelectorAll('mjx-math')) : null;
+    const content = typeset ? Math.max(0, ...typeset.map(m => Math.ceil(m.getBoundingClientRect().width))) :
+      e.scrollWidth;
+    if (content > e.clientWidth + 1) cut.push({element: name(e), content: content, visible: e.clientWidth});
   }
   for (const div of column.querySelectorAll('.plotly-graph-div')) {
     const title = div.querySelector('.g-gtitle'), menu = div.querySelector('.updatemenu-container');
