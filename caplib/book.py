@@ -39,7 +39,8 @@ from caplib.checkpoints import CheckpointNotAvailable
 from caplib import data, paper
 from caplib.data import select_split
 from caplib.datasets import OFFICIAL_DIR, load_dataset_or_reason
-from caplib.evaluation import class_means, monotonicity_violations, pairwise_accuracy, rank_correlation
+from caplib.evaluation import (class_means, head_to_head, monotonicity_violations, pairwise_accuracy,
+                                rank_correlation)
 from caplib.parameters import ParameterError, check_parameters
 from caplib.plots import PRINTED_METRIC
 from caplib.profiles import Profile, load_profile
@@ -76,7 +77,7 @@ def setup(device: str | None = None, allow_unpinned: bool = False, dtype: str | 
     """Prepare a chapter's kernel and return the chapter's :class:`caplib.runtime.Runtime`.
 
     The kernel: matplotlib without a display (Agg, so papermill and CI draw the same figures), returned figures
-    shown as PNG. The runtime: the chapter's ``device``, ``allow_unpinned`` and ``dtype`` parameters (None: the profile's, ``auto`` = float16 on CUDA,
+    shown as PNG, table cells shown whole (pandas cuts text after 50 characters with "..."). The runtime: the chapter's ``device``, ``allow_unpinned`` and ``dtype`` parameters (None: the profile's, ``auto`` = float16 on CUDA,
     float32 on CPU), without progress bars (a book page is not a terminal).
     Called once by every chapter's imports cell; calling it again changes nothing.
 
@@ -94,6 +95,7 @@ def setup(device: str | None = None, allow_unpinned: bool = False, dtype: str | 
     # caplib's own bars are plain tqdm (and off in chapters), so nothing here needs the widget
     warnings.filterwarnings("ignore", message="IProgress not found")
     warnings.simplefilter("ignore", data.DroppedRowsWarning)  # said once, in chapter 2's text
+    pd.set_option("display.max_colwidth", None)  # a table shows a cell's whole text, never cut after 50 characters
     runtime = Runtime(device=device, dtype=dtype, allow_unpinned=allow_unpinned, progress=False)
     try:
         from IPython import get_ipython
@@ -136,18 +138,18 @@ def sample_label_passes(rows: pd.DataFrame) -> pd.DataFrame | None:
     return merged if len(merged) else None
 
 
-def record(numbers: Mapping[str, Any], path: str | os.PathLike[str]) -> None:
-    """Write a chapter's key numbers as indented JSON (numpy numbers as floats); the appendix and the tests read it.
+def record(numbers: Mapping[str, Any], path: str | os.PathLike[str]) -> str:
+    """Write a chapter's key numbers as indented JSON (numpy numbers as floats) for the appendix and the tests; return
+    the sentence a chapter ends with, naming the file (a papermill run writes it into its working folder).
 
     Example:
-        >>> import tempfile, pathlib
-        >>> target = pathlib.Path(tempfile.mkdtemp()) / "00_demo.numbers.json"
-        >>> record({"n": 3, "mean": np.float32(0.5)}, target)
-        >>> json.loads(target.read_text())
-        {'n': 3, 'mean': 0.5}
+        >>> import tempfile, pathlib; target = pathlib.Path(tempfile.mkdtemp()) / "00_demo.numbers.json"
+        >>> record({"n": 3, "mean": np.float32(0.5)}, target)[-37:], json.loads(target.read_text())
+        ('/00_demo.numbers.json` (`record_to`).', {'n': 3, 'mean': 0.5})
     """
     with open(path, "w") as handle:
         json.dump(numbers, handle, indent=2, default=float)
+    return f"Chapter 9 and the tests read this run's numbers from `{os.path.abspath(path)}` (`record_to`)."
 
 
 # --- The two datasets (chapters 2 and 8) -----------------------------------------------------------------------
@@ -447,11 +449,10 @@ def class_summary(scores: Sequence[float] | pd.Series, labels: Sequence[str] | p
             "violations": [list(pair) for pair in monotonicity_violations(means, missing=missing)]}
 
 
-def against_shortcut(table: pd.DataFrame, metric: str = "cap") -> tuple[dict[str, list[str]], str]:
-    """Where ``metric`` beats the shortcut baseline in an :func:`caplib.evaluation.report` table, and where not.
-
-    Compared: Spearman, pairwise accuracy, violations (fewer is better) and every ``Acc``/``AUC`` column both
-    rows define. Returns ``({"beats": [...], "ties": [...], "loses": [...]}, markdown)``.
+def against_shortcut(table: pd.DataFrame, metric: str = "cap",
+                     paired: pd.DataFrame | None = None) -> tuple[dict[str, list[str]], str]:
+    """Where ``metric`` is ahead of the shortcut baseline in an :func:`caplib.evaluation.report` table, level with it
+    or behind, in words (:func:`caplib.evaluation.head_to_head`: by ``paired``'s tests where they apply).
 
     Example:
         >>> table = pd.DataFrame({"spearman": [0.6, 0.5], "pairwise_accuracy": [0.7, 0.8], "violations": [3, 3]},
@@ -459,22 +460,9 @@ def against_shortcut(table: pd.DataFrame, metric: str = "cap") -> tuple[dict[str
         >>> against_shortcut(table)[0]
         {'beats': ['spearman'], 'ties': ['violations'], 'loses': ['pairwise_accuracy']}
     """
-    columns = ["spearman", "pairwise_accuracy", "violations"] + [c for c in table.columns
-                                                                 if c.startswith(("Acc ", "AUC "))]
-    verdict: dict[str, list[str]] = {"beats": [], "ties": [], "loses": []}
-    for column in columns:
-        if column not in table.columns:
-            continue
-        mine, theirs = table.loc[metric, column], table.loc["shortcut", column]
-        if pd.isna(mine) or pd.isna(theirs):
-            continue
-        sign = np.sign(theirs - mine) if column == "violations" else np.sign(mine - theirs)
-        verdict["beats" if sign > 0 else "ties" if sign == 0 else "loses"].append(column)
+    verdict, text = head_to_head(table, metric, "shortcut", paired)
     name = PRINTED_METRIC.get(metric, metric)
-    text = (f"**{name} against the shortcut baseline** (surface cues alone): {name} is ahead on "
-            f"{', '.join(verdict['beats']) or 'nothing'}; level on {', '.join(verdict['ties']) or 'nothing'}; "
-            f"behind on {', '.join(verdict['loses']) or 'nothing'}.")
-    return verdict, text
+    return verdict, f"**{name} against the shortcut baseline** (surface cues alone): {text}"
 
 
 def beside_paper(number: int | pd.DataFrame, this_run: pd.DataFrame | None,

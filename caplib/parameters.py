@@ -6,6 +6,12 @@ seconds of scoring or, worse, as a run on other data than the reader meant. List
 ``focus``) are YAML on papermill's command line: ``papermill ... -y 'metrics: [cap, bleu]'``; ``-p`` passes strings
 and numbers only.
 
+A name papermill injects that the chapter does not declare (``-p splt validation``) is an error too: papermill only
+warns "Passed unknown parameter" and runs the whole chapter on the default, so :func:`check_parameters` reads the
+cells the kernel ran (:func:`undeclared_parameters`) and names the misspelt parameter and the chapter's own. A
+:class:`ParameterError` shows as its one line in the notebook (``_render_traceback_``), and
+:mod:`caplib.papermill_hook` makes papermill's command line end on that line, without a traceback.
+
 Example:
     >>> check_parameters(profile="offline", split="test", row_limit=40, alpha=0.85, metrics=["cap", "bleu"])
     >>> check_parameters(split="dev")
@@ -16,9 +22,11 @@ Example:
 
 from __future__ import annotations
 
+import ast
+import difflib
 import numbers
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from caplib.data import CORRECTNESS_SPLITS
@@ -26,11 +34,25 @@ from caplib.profiles import ProfileError, available_profiles, load_profile
 from caplib.scoring import SCORERS
 from caplib.taxonomy import LABELS
 
-__all__ = ["ParameterError", "check_parameters"]
+__all__ = ["ParameterError", "check_parameters", "undeclared_parameters"]
+
+#: The first line of the cell papermill injects after a notebook's ``parameters`` cell (its python translator).
+INJECTED_HEADER = "# Parameters"
 
 
 class ParameterError(ValueError):
-    """A chapter parameter that cannot be used; the message names it and its valid values."""
+    """A chapter parameter that cannot be used; the message names it and its valid values.
+
+    IPython shows an exception by its ``_render_traceback_`` when it has one: a chapter's cell, and the report
+    papermill prints of it, show this error as its one line, not as a traceback through caplib's checks.
+
+    Example:
+        >>> ParameterError("parameter split='tset': choose from None, 'validation', 'test'")._render_traceback_()
+        ["ParameterError: parameter split='tset': choose from None, 'validation', 'test'"]
+    """
+
+    def _render_traceback_(self) -> list[str]:
+        return [f"{type(self).__name__}: {self}"]
 
 
 def _is_int(value: Any) -> bool:
@@ -78,8 +100,6 @@ def _confidence(value: Any) -> str | None:
     return None if _is_number(value) and 0 < value < 1 else "give a number strictly between 0 and 1, e.g. 0.95"
 
 
-
-
 def _seed(value: Any) -> str | None:
     return None if _is_int(value) and value >= 0 else "give a whole number >= 0"
 
@@ -124,8 +144,60 @@ _CHECKS: Mapping[str, Callable[[Any], str | None]] = {
 }
 
 
+def _assigned(source: str) -> list[str]:
+    """The names a cell assigns at its top level, in order (``a = 1``, ``a: int = 1``)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    names = []
+    for node in tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
+            node, ast.AnnAssign) else []
+        names += [target.id for target in targets if isinstance(target, ast.Name)]
+    return names
+
+
+def undeclared_parameters(cells: Sequence[str]) -> tuple[list[str], list[str]]:
+    """``(undeclared, declared)``: the names papermill injected that the notebook's ``parameters`` cell does not
+    assign, and the names that cell assigns, from the sources of the cells a kernel ran, in order (IPython's
+    ``In``). Papermill injects its cell (:data:`INJECTED_HEADER`) right after the ``parameters`` cell; without one
+    nothing was injected and nothing is undeclared.
+
+    Example:
+        >>> ran = ["", "split = 'test'\\nrow_limit = None", "# Parameters\\nsplt = 'validation'\\n", "import caplib"]
+        >>> undeclared_parameters(ran)
+        (['splt'], ['split', 'row_limit'])
+    """
+    for index, source in enumerate(cells):
+        if index and source.lstrip().startswith(INJECTED_HEADER):
+            declared = _assigned(cells[index - 1])
+            injected = [name for name in _assigned(source) if not name.startswith("PAPERMILL_")]  # --inject-paths
+            return [name for name in injected if name not in declared], declared
+    return [], []
+
+
+def _check_injected() -> None:
+    """Raise :class:`ParameterError` for a name papermill injected that the running chapter does not declare."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return
+    shell = get_ipython()
+    if shell is None:
+        return
+    undeclared, declared = undeclared_parameters(list(shell.user_ns.get("In", [])))
+    if undeclared:
+        name = undeclared[0]
+        close = difflib.get_close_matches(name, declared, n=1)
+        raise ParameterError(f"parameter {name} is not a parameter of this chapter"
+                             + (f" (did you mean {close[0]}?)" if close else "")
+                             + f"; its parameters: {', '.join(declared)}")
+
+
 def check_parameters(**parameters: Any) -> None:
-    """Check every given chapter parameter; the first unusable one raises :class:`ParameterError`.
+    """Check every given chapter parameter; the first unusable one raises :class:`ParameterError`. In a kernel that
+    papermill runs, a name it injected that the chapter does not declare raises first (:func:`undeclared_parameters`).
 
     Known parameters: ``profile``, ``split``, ``fit_split``, ``eval_split``, ``objective``, ``row_limit``, ``alpha``,
     ``lam``, ``confidence``, ``n_resamples``, ``release_resamples``, ``seed``, ``metrics``, ``alphas``, ``focus``.
@@ -139,6 +211,7 @@ def check_parameters(**parameters: Any) -> None:
     unknown = sorted(set(parameters) - set(_CHECKS))
     if unknown:
         raise TypeError(f"check_parameters does not know {unknown}; it checks {', '.join(_CHECKS)}")
+    _check_injected()
     for name, value in parameters.items():
         problem = _CHECKS[name](value)
         if problem is not None:

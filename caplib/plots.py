@@ -67,14 +67,9 @@ def taxonomy_order() -> Figure:
         (x1, y1), (x2, y2) = positions[higher], positions[lower]
         ax.annotate("", xy=(x2 + 0.9, y2), xytext=(x1 + 0.9, y1),
                     arrowprops={"arrowstyle": "->", "color": "#3b4cc0", "connectionstyle": "arc3,rad=-0.35"})
-    ax.set_yticks(levels)
-    ax.set_yticklabels([f"severity {level}" for level in levels])
-    ax.set_xlim(-4.2, 4.2)
-    ax.set_ylim(-0.7, 6.7)
-    ax.set_xticks([])
-    ax.set_title("Eq. 1 as severity levels (App. C.2); blue arrows: the 4 hard pairs of Tab. 4")
-    for side in ("top", "right", "bottom"):
-        ax.spines[side].set_visible(False)
+    ax.set(yticks=levels, yticklabels=[f"severity {level}" for level in levels], xlim=(-4.2, 4.2), ylim=(-0.7, 6.7),
+           xticks=[], title="Eq. 1 as severity levels (App. C.2); blue arrows: the 4 hard pairs of Tab. 4")
+    ax.spines[["top", "right", "bottom"]].set_visible(False)
     fig.tight_layout()
     return fig
 
@@ -132,8 +127,7 @@ def violation_matrix(class_means: Mapping[str, float], title: str = "", x100: bo
     short = [ABBREVIATIONS[label] for label in LABELS]
     ax.set_xticks(range(len(LABELS)), short)
     ax.set_yticks(range(len(LABELS)), short)
-    ax.set_xlabel("lower class")
-    ax.set_ylabel("higher class")
+    ax.set(xlabel="lower class", ylabel="higher class")
     violations = int(np.sum(grid <= 0))
     ax.set_title(title or f"mean(higher) - mean(lower): {violations}/25 violations (hatched)")
     fig.colorbar(image, ax=ax, shrink=0.8)
@@ -159,8 +153,7 @@ def sweep_heatmap(sweep: pd.DataFrame, value: str = "spearman", title: str = "",
         ax.text(col, row, f"{cell:.{digits}f}", ha="center", va="center", fontsize=7, color="w")
     ax.set_xticks(range(table.shape[1]), [f"{lam:g}" for lam in table.columns])
     ax.set_yticks(range(table.shape[0]), [f"{alpha:g}" for alpha in table.index])
-    ax.set_xlabel("lambda (neutral weight)")
-    ax.set_ylabel("alpha (weight of D(g->p))")
+    ax.set(xlabel="lambda (neutral weight)", ylabel="alpha (weight of D(g->p))")
     for row, alpha in enumerate(table.index):
         for col, lam in enumerate(table.columns):
             if np.isclose(alpha, 0.85) and np.isclose(lam, 0.30):
@@ -203,10 +196,8 @@ def directional_scatter(forward: Sequence[float], backward: Sequence[float], lab
                        color=CLASS_COLORS[label], edgecolors="k", linewidths=1.2)
     ax.plot([0, 1], [0, 1], ls=":", color="0.5")
     weight = 0.85 if alpha is None else alpha
-    ax.set_xlabel(f"D(g -> p)  (weight alpha = {weight:g})")
-    ax.set_ylabel(f"D(p -> g)  (weight 1 - alpha = {1 - weight:.2g})")
-    ax.set_xlim(-0.02, 1.02)
-    ax.set_ylim(-0.02, 1.02)
+    ax.set(xlabel=f"D(g -> p)  (weight alpha = {weight:g})", ylabel=f"D(p -> g)  (weight 1 - alpha = {1 - weight:.2g})",
+           xlim=(-0.02, 1.02), ylim=(-0.02, 1.02))
     ax.legend(fontsize=7, loc="lower right")
     ax.set_title("Directional scores per example (X: class mean)"
                  + ("" if alpha is None else "\ndashed: equal CAP (Eq. 3)"))
@@ -284,19 +275,31 @@ def interactive_distributions(frame: pd.DataFrame, metrics: Sequence[str], label
             marker={"color": "#333", "size": 4, "opacity": 0.6}, customdata=customdata,
             hovertemplate=(f"<b>%{{customdata[0]}}</b><br>gold: %{{customdata[1]}}<br>answer: %{{customdata[2]}}"
                            f"<br>class: {label}<br>{scores_line}<extra></extra>")))
-    menus = []
-    if len(metrics) > 1:
-        buttons = [{"label": name, "method": "restyle",
-                    "args": [{"x": [frame.loc[labels == label, metric].tolist() for label in present]},
-                             list(range(len(present)))]} for metric, name in zip(metrics, printed)]
-        menus = [{"buttons": buttons, "direction": "down", "x": 0.0, "xanchor": "left", "y": 1.12,
-                  "yanchor": "bottom", "showactive": True}]
     fig.update_layout(
         title={"text": title or "Score per class (boxes: quartiles; dots: examples; hover a dot)", "x": 0.5},
         xaxis={"title": "score" if len(metrics) > 1 else printed[0], "range": [-0.02, 1.02]},
         yaxis={"categoryorder": "array", "categoryarray": list(reversed(present))},
-        updatemenus=menus, showlegend=False, width=720, height=120 + 48 * len(present), template="simple_white",
-        margin={"t": 110 if menus else 60})
+        showlegend=False, width=720, height=120 + 48 * len(present), template="simple_white", margin={"t": 60})
+    if len(metrics) > 1:
+        with_menu(fig, [{"label": name, "method": "restyle",
+                         "args": [{"x": [frame.loc[labels == label, metric].tolist() for label in present]},
+                                  list(range(len(present)))]} for metric, name in zip(metrics, printed)])
+    return fig
+
+
+def with_menu(fig: "go.Figure", buttons: Sequence[Mapping]) -> "go.Figure":
+    """Add a drop-down menu of ``buttons`` to ``fig`` in a band of its own: the title near the top of the figure,
+    left-aligned and under plotly's tool bar, the menu under it, just above the plot: none covers another.
+
+    Example:
+        >>> with_menu(interactive_violation_matrix(MEANS_EXAMPLE), [{"label": "a"}]).layout.title.yref
+        'container'
+    """
+    fig.update_layout(title={"x": 0.0, "xanchor": "left", "xref": "paper", "y": 1.0, "yanchor": "top",
+                             "yref": "container", "pad": {"t": 34}},
+                      updatemenus=[{"buttons": list(buttons), "direction": "down", "x": 0.0, "xanchor": "left",
+                                    "y": 1.0, "yanchor": "bottom", "pad": {"b": 8}, "showactive": True}],
+                      margin={"t": 110})
     return fig
 
 
@@ -390,18 +393,23 @@ def interactive_sweep(sweep: pd.DataFrame, value: str = "spearman", title: str =
 def to_html(fig: "go.Figure") -> str:
     """A plotly figure as an HTML fragment for a chapter page: plotly.js is loaded from :data:`PLOTLY_JS` (shipped
     with the book, never a CDN), and the element id is derived from the figure, so re-running a chapter writes
-    the same HTML.
+    the same HTML. The figure takes the width of the text column (plotly redraws it on resize; its height stays), so
+    it is never cut at the column's edge, on a phone either.
 
     Example:
-        >>> html = to_html(interactive_violation_matrix(MEANS_EXAMPLE))
-        >>> PLOTLY_JS in html and html == to_html(interactive_violation_matrix(MEANS_EXAMPLE))
+        >>> fig = interactive_violation_matrix(MEANS_EXAMPLE)
+        >>> html = to_html(fig); PLOTLY_JS in html and '"responsive": true' in html and html == to_html(fig)
         True
     """
     import hashlib
 
-    identity = hashlib.sha256(fig.to_json().encode("utf-8")).hexdigest()[:12]
-    return fig.to_html(full_html=False, include_plotlyjs=PLOTLY_JS, div_id=f"caplib-{identity}",
-                       config={"displaylogo": False})
+    import plotly.graph_objects as go
+
+    fluid = go.Figure(fig).update_layout(width=None, autosize=True)
+    identity = hashlib.sha256(fluid.to_json().encode("utf-8")).hexdigest()[:12]
+    return fluid.to_html(full_html=False, include_plotlyjs=PLOTLY_JS, div_id=f"caplib-{identity}",
+                         default_width="100%", default_height=f"{fig.layout.height or 500}px",
+                         config={"displaylogo": False, "responsive": True})
 
 
 def counts_bar(counts: Mapping[str, int] | pd.Series, title: str, xlabel: str = "") -> Figure:
@@ -587,8 +595,6 @@ def interactive_bands(frame: pd.DataFrame, bands: Mapping[str, pd.DataFrame], me
                                      hovertemplate=f"{name}<br>cut %{{x:.3f}}: {low} below, {high} above"
                                                    "<extra></extra>"))
             owners.append(name)
-    buttons = [{"label": name, "method": "restyle",
-                "args": [{"visible": [True] * boxes + [owner == name for owner in owners]}]} for name in bands]
-    fig.update_layout(updatemenus=[{"buttons": buttons, "direction": "down", "x": 0.0, "xanchor": "left", "y": 1.12,
-                                    "yanchor": "bottom", "showactive": True}], margin={"t": 110})
-    return fig
+    return with_menu(fig, [{"label": name, "method": "restyle",
+                            "args": [{"visible": [True] * boxes + [owner == name for owner in owners]}]}
+                           for name in bands])

@@ -92,3 +92,56 @@ def test_a_five_row_run_shows_a_caution_instead_of_a_conclusion(tmp_path):
                     for cell in json.loads(executed.read_text())["cells"] for output in cell.get("outputs", []))
     assert "Too few rows for a conclusion" in shown
     assert "as in the paper" not in shown
+
+
+def test_a_name_papermill_injects_that_the_chapter_does_not_declare_is_found():
+    from caplib.parameters import undeclared_parameters
+
+    parameters = "profile = 'offline'\nsplit = 'test'  # the split\nrow_limit = None"
+    ran = ["", parameters, "# Parameters\nsplt = \"validation\"\nrow_limit = 5\n", "import caplib"]
+    assert undeclared_parameters(ran) == (["splt"], ["profile", "split", "row_limit"])
+    assert undeclared_parameters(["", parameters, "import caplib"]) == ([], [])  # nothing injected
+    assert undeclared_parameters(["", parameters, "# Parameters\nPAPERMILL_INPUT_PATH = 'a.ipynb'\n"])[0] == []
+
+
+def papermill_command(*arguments: str) -> list[str]:
+    """papermill's command line, in a Python that has loaded what papermill loads of caplib at start-up (the
+    ``papermill.engine`` entry point; an installed caplib registers it, a stale install may not yet)."""
+    import sys
+
+    start = "import caplib.papermill_hook, sys; from papermill.cli import papermill; sys.argv[0] = 'papermill'; papermill()"
+    return [sys.executable, "-c", start, *arguments]
+
+
+def test_caplib_registers_the_hook_with_papermill():
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert project["entry-points"]["papermill.engine"] == {"caplib": "caplib.papermill_hook:ENGINE"}
+    from caplib.papermill_hook import ENGINE
+    from papermill.engines import NBClientEngine
+
+    assert ENGINE is NBClientEngine  # the default engine, unchanged: loading the module is the point
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("arguments, line", [
+    (["-p", "split", "tset"], "ParameterError: parameter split='tset': choose from None, 'validation', 'test'"),
+    (["-p", "splt", "validation"], "ParameterError: parameter splt is not a parameter of this chapter (did you mean "
+                                   "split?); its parameters: profile, data_path, splits_path, split,"),
+])
+def test_papermill_stops_on_a_bad_or_misspelt_parameter_with_one_line(arguments, line, tmp_path):
+    """Issue 33: `papermill notebooks/05_monotonicity.ipynb out.ipynb -p split tset` ends on one line, no traceback;
+    a misspelt name (`-p splt validation`) fails the same way instead of running the chapter on the default split."""
+    import subprocess
+
+    start = time.perf_counter()
+    run = subprocess.run(papermill_command(str(ROOT / "notebooks" / "05_monotonicity.ipynb"), str(tmp_path / "out.ipynb"),
+                                           "--cwd", str(tmp_path), "--no-progress-bar", *arguments),
+                         capture_output=True, text=True, timeout=300)
+    seconds = time.perf_counter() - start
+    assert run.returncode == 1, run.stderr[-2000:]
+    errors = [text for text in run.stderr.splitlines() if "Error" in text or "Traceback" in text]
+    assert errors == [next(text for text in errors if text.startswith(line))], run.stderr[-3000:]
+    assert not list(tmp_path.glob("*.numbers.json"))
+    assert seconds < 60  # kernel start and imports; the closing note of issue 33 gives the measured times

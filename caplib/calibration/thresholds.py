@@ -360,6 +360,18 @@ class ThresholdLabeler:
                          "class": label, "n": n, "share": float(share)})
         return pd.DataFrame(rows)
 
+    def never_predicted(self) -> list[str]:
+        """The classes of ``LABELS``, in Eq. 1 order, whose band has no width on [0, 1] (two equal cuts, or a cut
+        outside the axis) or that have no band at all: no CAP score in [0, 1) gets them.
+
+        Example:
+            >>> ThresholdLabeler(cuts=[0.3, 0.3], classes=["invalid", "partial", "exact"]).never_predicted()[2:]
+            ['overinclusive_valid', 'partial', 'overinclusive_invalid', 'contradictory']
+        """
+        bands = self.bands_table()
+        reachable = set(bands.loc[bands["high"] > bands["low"], "class"])
+        return [label for label in LABELS if label not in reachable]
+
     def signature(self) -> Signature:
         """``calibration|method:thresholds|bands:...|objective:...|cuts:...|nli:...|...|caplib:...``."""
         from caplib import __version__

@@ -42,7 +42,7 @@ from caplib.evaluation.measures import (
     pairwise_accuracy,
     rank_correlation,
 )
-from caplib.evaluation.report import paired_report, paired_summary, report
+from caplib.evaluation.report import head_to_head, paired_report, paired_summary, paired_verdict, report
 
 __all__ = [
     "BATCHED_STATISTICS",
@@ -52,6 +52,7 @@ __all__ = [
     "class_means",
     "classification_scores",
     "hard_pair_accuracy",
+    "head_to_head",
     "kappa_weights",
     "monotonicity_violations",
     "pair_auc",
@@ -60,6 +61,7 @@ __all__ = [
     "paired_randomization",
     "paired_report",
     "paired_summary",
+    "paired_verdict",
     "pairwise_accuracy",
     "rank_correlation",
     "report",

@@ -8,7 +8,7 @@ Example:
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -32,7 +32,7 @@ from caplib.evaluation.measures import (
 from caplib.signature import Signature
 from caplib.taxonomy import SEPARABILITY_PAIRS, STRICT_PAIRS
 
-__all__ = ["paired_report", "paired_summary", "report"]
+__all__ = ["head_to_head", "paired_report", "paired_summary", "paired_verdict", "report"]
 
 
 def report(
@@ -184,3 +184,70 @@ def paired_summary(table: pd.DataFrame, reference: str, printed: Mapping[str, st
                  if len(metrics)]
         sentences.append(f"{names.get(statistic, statistic)}: {reference} is {'; '.join(parts)}.")
     return " ".join(sentences)
+
+
+def paired_verdict(delta: float, low: float, high: float, first: str, second: str, measure: str,
+                   significant: bool | None = None) -> str:
+    """The verdict on a paired difference ``first - second`` of ``measure`` (any scale, e.g. x100) and its interval
+    (:func:`paired_bootstrap`), in words: ahead or behind when the interval excludes 0 (and, when ``significant`` is
+    given, e.g. :func:`paired_report`'s, when it is true too), else not told apart by these rows: a point difference
+    alone is never called a lead. An undefined interval says so.
+
+    Example:
+        >>> paired_verdict(2.5, 0.4, 4.6, "CAP", "BLEU", "ρ")
+        'CAP is ahead of BLEU on ρ by 2.50 [0.40, 4.60]'
+        >>> paired_verdict(1.0, -0.5, 2.5, "CAP", "the shortcut", "ρ")
+        'these rows cannot tell CAP from the shortcut on ρ (+1.00 [-0.50, 2.50], an interval that includes 0)'
+    """
+    if np.isnan(low) or np.isnan(high):
+        return f"{first} minus {second} on {measure} is {delta:+.2f}, without an interval (undefined on these rows)"
+    decided = significant is not False
+    if decided and low > 0:
+        return f"{first} is ahead of {second} on {measure} by {delta:.2f} [{low:.2f}, {high:.2f}]"
+    if decided and high < 0:
+        return f"{first} is behind {second} on {measure} by {-delta:.2f} [{-high:.2f}, {-low:.2f}]"
+    why = "an interval that includes 0" if low <= 0 <= high else "the tests' p-values do not both fall below 0.05"
+    return f"these rows cannot tell {first} from {second} on {measure} ({delta:+.2f} [{low:.2f}, {high:.2f}], {why})"
+
+
+def head_to_head(table: pd.DataFrame, reference: str, other: str,
+                 paired: pd.DataFrame | None = None) -> tuple[dict[str, list[str]], str]:
+    """Where ``reference`` is ahead of ``other`` in a :func:`report` table, level with it, or behind: Spearman,
+    pairwise accuracy, violations (fewer is better) and every ``Acc``/``AUC`` column both rows define. A measure that
+    ``paired`` (a :func:`paired_report` of ``reference`` against ``other`` among others) tests is decided by its
+    test: ahead or behind only when significant, else level (the rows cannot tell the two apart); the others
+    (violations, AUCs) by their values, and the text calls them untested. Returns
+    ``({"beats": [...], "ties": [...], "loses": [...]}, text)``.
+
+    Example:
+        >>> table = pd.DataFrame({"spearman": [0.6, 0.5], "violations": [3, 4]}, index=["cap", "shortcut"])
+        >>> tests = pd.DataFrame({"delta": [0.1], "significant": [False]},
+        ...                      index=pd.MultiIndex.from_tuples([("shortcut", "spearman")]))
+        >>> head_to_head(table, "cap", "shortcut", tests)
+        ({'beats': ['violations'], 'ties': ['spearman'], 'loses': []}, 'by the paired tests, not distinguishable on \
+spearman. Untested (point values): ahead on violations.')
+    """
+    columns = [c for c in ["spearman", "pairwise_accuracy", "violations"] + [c for c in table.columns
+                                                                           if c.startswith(("Acc ", "AUC "))]
+               if c in table.columns and pd.notna(table.loc[reference, c]) and pd.notna(table.loc[other, c])]
+    tested = set() if paired is None or other not in paired.index.unique(0) else set(paired.loc[other].index)
+    verdict: dict[str, list[str]] = {"beats": [], "ties": [], "loses": []}
+    for column in columns:
+        if column in tested:
+            row = paired.loc[(other, column)]
+            sign = np.sign(row["delta"]) if bool(row["significant"]) else 0
+        else:
+            mine, theirs = table.loc[reference, column], table.loc[other, column]
+            sign = np.sign(theirs - mine) if column == "violations" else np.sign(mine - theirs)
+        verdict["beats" if sign > 0 else "ties" if sign == 0 else "loses"].append(column)
+
+    def said(keep: Callable[[str], bool], words: tuple[str, str, str]) -> str:
+        parts = [f"{word} on {', '.join(c for c in verdict[key] if keep(c))}" for key, word in zip(verdict, words)
+                 if any(keep(c) for c in verdict[key])]
+        return "; ".join(parts)
+
+    by_test = said(lambda c: c in tested, ("ahead", "not distinguishable", "behind"))
+    by_value = said(lambda c: c not in tested, ("ahead", "level", "behind"))
+    text = ". ".join(part for part in (f"by the paired tests, {by_test}" if by_test else "",
+                                       f"Untested (point values): {by_value}" if by_value else "") if part)
+    return verdict, text + "."

@@ -31,13 +31,17 @@ from caplib.offline_nli.recipe import RECIPE_VERSION, Recipe, base_model_dir
 from caplib.offline_nli.sources import SOURCES, NLIPair, TrainingData, load_training_data
 from caplib.offline_nli.train import HELDOUT_FILE, evaluate, train_model, write_pairs
 
-__all__ = ["ENV_DIR", "MANIFEST_FILE", "artifact_dir", "balanced_sample", "build", "ensure_backbone", "heldout_figures",
-           "is_complete", "lock"]
+__all__ = ["ENV_DIR", "MANIFEST_FILE", "VALIDATION_SPLIT_USE", "artifact_dir", "balanced_sample", "build",
+           "ensure_backbone", "heldout_figures", "heldout_verdicts", "is_complete", "lock"]
 
 #: Environment variable that overrides :func:`artifact_dir`.
 ENV_DIR = OFFLINE_NLI_ENV
 #: The manifest beside the model (sources, counts, seed, hyperparameters, held-out accuracies).
 MANIFEST_FILE = "manifest.json"
+#: What the recipe took from the bundled sample's validation split (``data/nli/README.md``, "Revision 1"): a chapter
+#: that selects or fits anything on that split says so beside it.
+VALIDATION_SPLIT_USE = ("its training corpus was revised once, after a first model had been judged on the bundled "
+                        "sample's validation split (`data/nli/README.md`, revision 1; the test split was never used)")
 
 
 def artifact_dir() -> Path:
@@ -246,3 +250,27 @@ def heldout_figures() -> pd.DataFrame | None:
         rows[f"hypothesis only, {direction.replace('_', ' ')} (artifact check)"] = (
             check["n"], check["accuracy"], check["majority_baseline"])
     return pd.DataFrame(rows, index=["pairs", "accuracy", "majority class"]).T.astype({"pairs": int})
+
+
+def heldout_verdicts(figures: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
+    """A verdict for each row of :func:`heldout_figures`: the accuracy's Wilson interval over its pairs and whether
+    it lies above the majority-class rate (``above``: the backbone learned something that carries over), below it
+    (``below``: worse than always answering the most frequent label) or around it (``level``). For the hypothesis-only
+    artifact check the reading is the reverse: ``level`` or ``below`` is what one hopes for.
+
+    Example:
+        >>> figures = pd.DataFrame({"pairs": [56, 3000], "accuracy": [0.286, 0.77], "majority class": [0.5, 0.34]},
+        ...                        index=["CB", "SNLI"])
+        >>> heldout_verdicts(figures)["verdict"].tolist()
+        ['below', 'above']
+    """
+    from scipy.stats import binomtest
+
+    rows = {}
+    for name, row in figures.iterrows():
+        n = int(row["pairs"])
+        interval = binomtest(round(row["accuracy"] * n), n).proportion_ci(confidence, method="wilson")
+        verdict = ("above" if interval.low > row["majority class"] else
+                   "below" if interval.high < row["majority class"] else "level")
+        rows[name] = {"low": float(interval.low), "high": float(interval.high), "verdict": verdict}
+    return pd.DataFrame(rows).T.astype({"low": float, "high": float})

@@ -26,6 +26,8 @@ record_to = "01_taxonomy.numbers.json"  # where this chapter records its key num
 # `-p NAME VALUE`; lists go as YAML with `-y 'NAME: [a, b]'`. A parameter that cannot be used stops the
 # chapter at once with one line naming it and its valid values. `make book` runs every chapter with its
 # defaults (`make book PROFILE=paper` for the paper's setup).
+# Each run writes the numbers it records to the file `record_to` names, in the folder papermill runs in
+# (`-p record_to PATH` puts it elsewhere), and a misspelt parameter name stops the chapter like a bad value.
 
 # %% tags=["hide-input"]
 import itertools
@@ -115,8 +117,7 @@ numbers = {
     "n_separability_pairs": len(SEPARABILITY_PAIRS),
     "severity": dict(SEVERITY),
 }
-book.record(numbers, record_to)
-numbers
+display(Markdown(book.record(numbers, record_to)))
 
 # %% [markdown]
 # ## Exercises

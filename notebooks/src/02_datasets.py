@@ -39,6 +39,8 @@ record_to = "02_datasets.numbers.json"  # where this chapter records its key num
 # and numbers go with `-p NAME VALUE`; lists go as YAML with `-y 'NAME: [a, b]'`. A parameter that cannot be
 # used stops the chapter at once with one line naming it and its valid values. `make book` runs every chapter
 # with its defaults (`make book PROFILE=paper` for the paper's setup).
+# Each run writes the numbers it records to the file `record_to` names, in the folder papermill runs in
+# (`-p record_to PATH` puts it elsewhere), and a misspelt parameter name stops the chapter like a bad value.
 
 # %% tags=["hide-input"]
 import pandas as pd
@@ -157,8 +159,8 @@ if statements is not None:
         f"from {academic.min():.1%} to {academic.max():.1%} each (paper: about 6.3%)."))
 
 # %% [markdown]
-# The sample follows the paper's targets by design: equal counts per question type (25%, inside the paper's
-# 27.4% bound) and the B.5 subject mix. The paper's largest type at 27.4% shows its four types are not exactly
+# The sample follows the paper's targets by design: equal counts per question type (inside the paper's 27.4%
+# bound) and the B.5 subject mix. The paper's largest type at 27.4% shows its four types are not exactly
 # balanced; which type is largest is not stated.
 
 # %% [markdown]
@@ -269,8 +271,8 @@ else:
 # %% [markdown]
 # ### Two blind labellers
 # Agreement with the *intended* class mixes two things: how well the candidates were written and how
-# consistently the classes can be told apart. The bundled sample has a second, independent blind pass on 100
-# of the labelled rows (`data/sample/second_labels/pass_b/`), so the two blind labellers can also be compared
+# consistently the classes can be told apart. The bundled sample has a second, independent blind pass on part
+# of the labelled rows (`data/sample/second_labels/pass_b/`; counted below), so the two blind labellers can be compared
 # with each other. The paper has a single human label per example and cannot make this comparison. (Shown for
 # the bundled sample only.)
 
@@ -343,11 +345,8 @@ pd.concat([fig7, type_mean], axis=1).T
 # %%
 if skipped:
     numbers["skipped"] = "; ".join(f"{name}: {reason}" for name, reason in skipped.items())
-book.record(numbers, record_to)
-display(Markdown(f"What this chapter records for the appendix and the tests (`{record_to}`). Shares and κ "
-                 "are kept there as fractions, the form `caplib.evaluation` returns; the tables above show "
-                 "them ×100."))
-numbers
+display(Markdown(book.record(numbers, record_to) + " Shares and κ are kept there as fractions, the form "
+                 "`caplib.evaluation` returns; the tables above show them ×100."))
 
 # %% [markdown]
 # ## Exercises

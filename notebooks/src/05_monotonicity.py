@@ -40,6 +40,8 @@ record_to = "05_monotonicity.numbers.json"  # where this chapter records its key
 # Strings and numbers go with `-p NAME VALUE`; lists go as YAML with `-y 'NAME: [a, b]'`. A parameter that
 # cannot be used stops the chapter at once with one line naming it and its valid values. `make book`
 # runs every chapter with its defaults (`make book PROFILE=paper` for the paper's setup).
+# Each run writes the numbers it records to the file `record_to` names, in the folder papermill runs in
+# (`-p record_to PATH` puts it elsewhere), and a misspelt parameter name stops the chapter like a bad value.
 
 # %% tags=["hide-input"]
 import numpy as np
@@ -49,7 +51,7 @@ from IPython.display import HTML, Markdown, display
 from caplib import book, evaluation, paper, plots
 from caplib.cap import cap as cap_score
 from caplib.evaluation import pair_name
-from caplib.taxonomy import LABELS, SEVERITY, STRICT_PAIRS, normalize_label
+from caplib.taxonomy import ABBREVIATIONS, LABELS, SEVERITY, STRICT_PAIRS, normalize_label
 
 # a bad parameter stops the chapter here with one line naming it and its valid values, before any work
 book.check_parameters(profile=profile, split=split, row_limit=row_limit, seed=seed, n_resamples=n_resamples,
@@ -71,8 +73,8 @@ def margin(values, labels, higher, lower):
 
 # %% [markdown]
 # ## Data and scores
-# As in Chapter 4: the offline profile reads the bundled sample (128 real ARC, OpenBookQA and MMLU test questions
-# × 8 authored candidates, about one question in six in the validation split), the paper profile the official
+# As in Chapter 4: the offline profile reads the bundled sample (real ARC, OpenBookQA and MMLU test questions, each
+# with 8 authored candidates, about one question in six in the validation split), the paper profile the official
 # files in `data/official/`. CAP scores the rows' own statements; the baselines compare gold and candidate answers.
 
 # %%
@@ -89,10 +91,10 @@ display(Markdown(scores.summary))
 
 # %% [markdown]
 # ## Class means
-# Mean score per class $\mu_m(c)$ (×100), classes in the order of Eq. 1 with their severity (App. C.2). A monotone
-# metric decreases down each column, with ties allowed only among the three top classes (severity 6). The paper
-# prints per-class means for CAP only, and only on the 1,638-example human-validated subset (Tab. 17, synthetic
-# labels): shown as a reference, not as the same experiment.
+# Mean score per class $\mu_m(c)$ (×100), one row per metric, classes in the order of Eq. 1 (abbreviated as in
+# Tab. 4) with their severity (App. C.2). A monotone metric decreases along its row, with ties allowed only among the
+# three top classes (severity 6). The paper prints per-class means for CAP only, and only on the 1,638-example
+# human-validated subset (Tab. 17, synthetic labels): shown as a reference, not as the same experiment.
 
 # %%
 if scores.available:
@@ -103,8 +105,11 @@ if scores.available:
     for m in run:
         class_table[plots.PRINTED_METRIC[m]] = [100 * means[m].get(c, float("nan")) for c in LABELS]
     numbers["class_means"] = {m: {c: 100 * v for c, v in means[m].items()} for m in run}
-    display(class_table.style.format("{:.2f}", na_rep="–", subset=class_table.columns[1:])
-            .background_gradient(cmap="RdYlGn", axis=0, subset=class_table.columns[1:]))
+    shown_means = class_table.rename(index=ABBREVIATIONS).T  # a row per metric: a column each does not fit a page
+    scored_rows = pd.IndexSlice[shown_means.index[1:], :]
+    display(shown_means.style.format("{:.2f}", na_rep="–", subset=scored_rows)
+            .format("{:.0f}", subset=pd.IndexSlice[["severity"], :])
+            .background_gradient(cmap="RdYlGn", axis=1, subset=scored_rows))
 
 # %%
 if "cap" in run and not scores.caution:
@@ -311,20 +316,20 @@ if "cap" in run:
 # %% [markdown]
 # **CAP against surface cues alone.** The shortcut baseline (Chapter 4) is fitted on the other questions' labels from
 # lengths, overlap, negation words and list markers. Where it is level with CAP or ahead, the sample's classes
-# can be told apart without reading the answers' meaning, and CAP's success there says little about CAP:
+# can be told apart without reading the answers' meaning, and CAP's success there says little about CAP. Where a
+# paired test (as in chapter 4) covers a measure, its verdict counts; the violation counts and AUCs are untested:
 
 # %%
 if "cap" in run and "shortcut" in run:
-    verdict, text = book.against_shortcut(table)
+    tests = evaluation.paired_report(scores.frame, "cap", ["shortcut"], "label_semantic",
+                                     n_resamples=n_resamples or 1000, seed=seed)  # as in chapter 4
+    verdict, text = book.against_shortcut(table, paired=tests)
     numbers["cap_vs_shortcut"] = verdict
     display(Markdown(text + f" Violations: CAP {int(table.loc['cap', 'violations'])}, shortcut "
                             f"{int(table.loc['shortcut', 'violations'])}."))
 
 # %%
-book.record(numbers, record_to)
-{"n_rows": numbers.get("n_rows"), "best_baseline": numbers.get("best_baseline"),
- "skipped": numbers["skipped"],
- "violations": {m: entry["violations"] for m, entry in numbers.get("tab14", {}).items()}}
+display(Markdown(book.record(numbers, record_to)))
 
 # %% [markdown]
 # ## Exercises
@@ -334,8 +339,8 @@ book.record(numbers, record_to)
 # 1. **Do the same pairs invert on the validation split?** *(parameters only: `-p split validation`)* Tab. 14
 #    lists the pairs CAP inverts on this run's split. The paper chose $\alpha$, $\lambda$ and the backbone on its
 #    validation split, and the offline backbone's corpus was revised after a look at the sample's validation split.
-#    Which of CAP's inversions recur there, which are new, and how large are the margins with about 20 rows per
-#    class?
+#    Which of CAP's inversions recur there, which are new, and how large are the margins with the validation
+#    split's few rows per class?
 # 2. **Why does surface overlap reward `overinclusive_invalid`?** *(parameters only:
 #    `-y 'metrics: [cap, rouge_l]'`)* Compare ROUGE-L's violation matrix with CAP's: which of ROUGE-L's
 #    inversions in this run involve `overinclusive_invalid` (OI), and by how much? What share of OI answers
@@ -346,9 +351,9 @@ book.record(numbers, record_to)
 #    which value does OV > Part stop being a violation, and what happens to the other pairs, the
 #    `alternative_correct` ones included?
 # 4. **How much wider are CAP's AUC intervals on fewer rows?** *(parameters only: `-p row_limit 200`)* In Tab. 3,
-#    which of CAP's six AUCs have an interval above the chance level of 50? With only the first 200 rows, how many
-#    of the 25 pairs can still be compared, how many does CAP invert, and do the intervals widen like
-#    $\sqrt{n / 200}$?
+#    which of CAP's six AUCs have an interval above the chance level of 50? With only the first $m$ rows
+#    (`row_limit`), how many of the 25 pairs can still be compared, how many does CAP invert, and do the intervals
+#    of $n$ rows widen like $\sqrt{n / m}$?
 
 # %% tags=["hide-cell"]
 solutions = []
@@ -460,9 +465,10 @@ if scores.available and "cap" in run:
                "inversions come from the NLI reading (neither statement entails the other), not from the "
                "weights." if alternative else ""))
 
-small = 0 if not scores.available else 200 if len(scores.frame) >= 400 else len(scores.frame) // 2
-if scores.available and "cap" in run and (scores.caution or small < 80):
-    solutions.append(f"4. Too few rows ({len(scores.frame)}) to halve them for a comparison of intervals.")
+small = 200  # the exercise's row_limit
+if scores.available and "cap" in run and (scores.caution or len(scores.frame) <= small):
+    solutions.append(f"4. This run has {len(scores.frame)} rows, not more than the exercise's first {small}: "
+                     "there is nothing to compare its intervals with (run it on the test split).")
 elif scores.available and "cap" in run:
     # 4. CAP's AUC intervals on the first rows only
     head = scores.frame.iloc[:small]
@@ -483,14 +489,20 @@ elif scores.available and "cap" in run:
     display(Markdown(f"**Solution 4.** CAP's AUC (×100) and the width of its interval, all rows against the "
                      f"first {small}:"))
     display(widths.style.format("{:.2f}", na_rep="–"))
-    ratio = (widths[f"width, first {small}"] / widths["width"]).mean()
+    # a zero-width interval (an AUC of 100 on every resample) has no ratio to speak of: left out, and named
+    degenerate = widths.index[(widths["width"] <= 0) | (widths[f"width, first {small}"] <= 0)]
+    kept = widths.drop(index=degenerate)
+    ratio = (kept[f"width, first {small}"] / kept["width"]).mean() if len(kept) else float("nan")
     solutions.append(
         f"4. In this run {len(above)} of {len(keys)} intervals lie above 50 ({', '.join(above) or 'none'}). "
         + (f"On the first {small} rows {int(head_table.loc['cap', 'ordered_pairs'])} of the 25 pairs can "
            "still be compared" + (" (the sample's rows come in blocks of one question's 8 candidates, one "
                                   "per class)" if profile == "offline" else "")
            + f" and CAP inverts {int(head_table.loc['cap', 'violations'])}. ")
-        + (f"The intervals are on average {ratio:.1f} times as wide; √({len(scores.frame)} / {small}) = "
-           f"{np.sqrt(len(scores.frame) / small):.1f} is what the row count alone predicts."
-           if pd.notna(ratio) else "Some intervals are undefined on so few rows."))
+        + (f"Over the {len(kept)} pairs whose intervals have a width on both, the intervals are on average "
+           f"{ratio:.1f} times as wide; √({len(scores.frame)} / {small}) = {np.sqrt(len(scores.frame) / small):.1f} "
+           "is what the row count alone predicts."
+           if pd.notna(ratio) else "No pair has an interval with a width on both, so no ratio can be formed.")
+        + (f" Left out: {', '.join(degenerate)}, whose interval has zero width (the AUC is at its bound on every "
+           "resample), so a ratio of widths says nothing about it." if len(degenerate) else ""))
 display(Markdown("\n".join(solutions)))

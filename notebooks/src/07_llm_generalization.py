@@ -12,7 +12,8 @@
 # %% tags=["parameters", "hide-input"]
 profile = "offline"
 llm_answers_path = None  # CSV: question, gold_answer, answer, model, label_semantic (None: bundled sample)
-seed = 0
+seed = 0  # bootstrap seed of the metrics' intervals and paired tests
+n_resamples = 1000  # bootstrap resamples (and randomization trials) of those intervals and tests
 device = None
 dtype = None  # NLI precision; None: the profile's ("auto": float16 on CUDA as in App. C.2, float32 on CPU)
 allow_unpinned = False  # True: load Hub models pinned by neither profile nor lock (main; commit recorded)
@@ -28,12 +29,14 @@ record_to = "07_llm_generalization.numbers.json"
 # Strings and numbers go with `-p NAME VALUE`; lists go as YAML with `-y 'NAME: [a, b]'`. A parameter that
 # cannot be used stops the chapter at once with one line naming it and its valid values. `make book`
 # runs every chapter with its defaults (`make book PROFILE=paper` for the paper's setup).
+# Each run writes the numbers it records to the file `record_to` names, in the folder papermill runs in
+# (`-p record_to PATH` puts it elsewhere), and a misspelt parameter name stops the chapter like a bad value.
 
 # %% tags=["hide-input"]
 import pandas as pd
 from IPython.display import Markdown, display
 
-from caplib import book, data, paper, plots
+from caplib import book, data, evaluation, paper, plots
 from caplib.checkpoints import BUILTIN_OFFLINE_NLI
 from caplib.evaluation import class_means, monotonicity_violations
 from caplib.llm_answers import ANSWER_PROMPT, OpenAICompatibleClient, collect_answers
@@ -41,7 +44,7 @@ from caplib.profiles import load_profile
 from caplib.taxonomy import ABBREVIATIONS, LABELS, STRICT_PAIRS
 
 # a bad parameter stops the chapter here with one line naming it and its valid values, before any work
-book.check_parameters(profile=profile, seed=seed, row_limit=row_limit, metrics=metrics)
+book.check_parameters(profile=profile, seed=seed, n_resamples=n_resamples, row_limit=row_limit, metrics=metrics)
 runtime = book.setup(device, allow_unpinned, dtype)
 settings = load_profile(profile)
 numbers = {"profile": profile, "skipped": {}}
@@ -82,7 +85,7 @@ plots.counts_bar(tab6.set_index("label")[models].sum(axis=1), "Tab. 6: human lab
 
 # %% [markdown]
 # ## The bundled LLM answers
-# `data/sample/llm_answers.csv`: one LLM answered 128 sample questions zero-shot with the App. C.2 prompt, seeing
+# `data/sample/llm_answers.csv`: one LLM answered the sample's questions zero-shot with the App. C.2 prompt, seeing
 # only the question; a separate blind pass labelled each answer with the taxonomy (see `data/README.md`). CAP needs
 # statements for these free-form answers, so they are generated with the profile's statement generator, as the
 # paper does with its mT5 model.
@@ -114,7 +117,9 @@ display(Markdown("Mean score per class (×100) and answers per class (`n`):"))
 # %% [markdown]
 # With fewer than eight classes present, only the strict pairs whose two classes both occur can be compared
 # (`missing="skip"`): the count below is out of that number, not out of 25. Spearman $\rho$, Kendall $\tau$ and
-# pairwise accuracy are ×100, as in the paper's tables.
+# pairwise accuracy are ×100, as in the paper's tables; $\rho$ and pairwise accuracy with their 95% percentile
+# bootstrap intervals over the answers (`n_resamples`, `seed`). The metrics are ranked by the paired tests below
+# the table, not by their point values.
 
 # %%
 comparable = [(h, l) for h, l in STRICT_PAIRS if h in present and l in present]
@@ -126,17 +131,45 @@ for metric in scored_metrics:
                        "violating_pairs": violated, **measures, "class_means": means}
 numbers["sample"] = summary
 measured = ["Spearman ρ", "Kendall τ", "pairwise accuracy"]
-pd.DataFrame({
-    metric: {"violations": s["violations"], "comparable pairs": s["comparable_pairs"],
+intervals = {}
+for metric in scored_metrics:
+    for key in ("spearman", "pairwise_accuracy"):
+        try:
+            _, low, high = evaluation.bootstrap_ci(key, scores.frame[metric], labels, n_resamples=n_resamples or 1000,
+                                                   seed=seed)
+        except ValueError as error:  # a resample with a single class (a tiny row_limit)
+            low = high = float("nan")
+            numbers["skipped"][f"bootstrap {key} {metric}"] = str(error)
+        intervals[(metric, key)] = (100 * low, 100 * high)
+        summary[metric][f"{key}_low"], summary[metric][f"{key}_high"] = low, high
+display(pd.DataFrame({  # a point value and its interval in one cell: a column each would not fit a page
+    metric: {"violations": f"{s['violations']} of {s['comparable_pairs']}",
              "violating pairs": ", ".join(f"{ABBREVIATIONS[h]}≤{ABBREVIATIONS[l]}"
                                           for h, l in s["violating_pairs"]) or "none",
-             **dict(zip(measured, (100 * s[k] for k in ("spearman", "kendall", "pairwise_accuracy"))))}
+             measured[0]: "{:.2f} [{:.2f}, {:.2f}]".format(100 * s["spearman"], *intervals[(metric, "spearman")]),
+             measured[1]: f"{100 * s['kendall']:.2f}",
+             measured[2]: "{:.2f} [{:.2f}, {:.2f}]".format(100 * s["pairwise_accuracy"],
+                                                           *intervals[(metric, "pairwise_accuracy")])}
     for metric, s in summary.items()
-}, index=["violations", "comparable pairs", "violating pairs", *measured]).T.style.format(
-    {column: "{:.2f}" for column in measured})
+}).T)
+if "cap" in scored_metrics and len(scored_metrics) > 1:
+    paired = evaluation.paired_report(scores.frame, "cap", [m for m in scored_metrics if m != "cap"],
+                                      "label_semantic", ("spearman", "pairwise_accuracy"),
+                                      n_resamples=n_resamples or 1000, seed=seed)
+    numbers["paired"] = {m: {stat: {k: (100 * v if k in ("delta", "low", "high") else v)
+                                    for k, v in paired.loc[(m, stat)].items()} for stat in paired.loc[m].index}
+                         for m in paired.index.unique("metric")}
+    printed_names = {**plots.PRINTED_METRIC, "spearman": "Spearman ρ", "pairwise_accuracy": "Pairwise accuracy"}
+    display(Markdown(
+        f"**CAP against the other metrics on these {len(answers)} answers**, paired tests (CAP minus metric ×100, "
+        "95% interval; called a difference when the bootstrap and the randomization test both give p < 0.05): "
+        + "; ".join(evaluation.paired_verdict(*(100 * paired.loc[(m, stat), ["delta", "low", "high"]]), "CAP",
+                                              plots.PRINTED_METRIC[m], printed_names[stat],
+                                              significant=bool(paired.loc[(m, stat), "significant"]))
+                    for m in paired.index.unique("metric") for stat in ("spearman", "pairwise_accuracy")) + "."))
 
 # %% [markdown]
-# Read this against Tab. 5 with care: the sample is small (128 answers), one LLM wrote it, and strong LLMs rarely
+# Read this against Tab. 5 with care: the sample is small (its size is above), one LLM wrote it, and strong LLMs rarely
 # give invalid or contradictory answers to exam questions, so the lower classes are thin or absent. What carries
 # over is the question the paper asks — does CAP keep the top-tier classes above partial answers, and does
 # alternative-correct fall below its intended tier? CAP's class means beside Tab. 5, on the classes this run has
@@ -214,12 +247,8 @@ else:
     display(Markdown("Set `llm_endpoint` and `llm_model` in the parameters cell to collect answers from a "
                      "server; nothing is collected in this run."))
 
-# %% [markdown]
-# The numbers this chapter records for the appendix and the tests (`record_to`), on their 0–1 scale:
-
 # %%
-book.record(numbers, record_to)
-{k: v for k, v in numbers.items() if k != "sample"}
+display(Markdown(book.record(numbers, record_to)))
 
 # %% [markdown]
 # ## Exercises
@@ -235,12 +264,11 @@ book.record(numbers, record_to)
 #    violations would disappear, how many strict pairs would there be, and what happens for Gemini Flash, Qwen 3
 #    and this run?
 # 2. **Lexical metrics on LLM answers.** *(parameters only:
-#    `-y 'metrics: [cap, rouge_l, bertscore, bleu, meteor]'`)* Tab. 5 reports CAP only. In this run's table
-#    above, CAP's Spearman $\rho$ and pairwise accuracy are ahead of ROUGE-L's and BERTScore's. Do BLEU and METEOR
-#    order the LLM answers' classes better or worse than CAP?
-# 3. **Are 128 answers enough to see every class?** *(a code edit: a few lines over `tab6` and `counts`; to test
-#    a model of your own afterwards, the parameters `llm_endpoint` and `llm_model`)* Tab. 6 finds all eight classes
-#    in each model's 999 answers; this run's sample has only the classes counted above. At Tab. 6's class shares,
+#    `-y 'metrics: [cap, rouge_l, bertscore, bleu, meteor]'`)* Tab. 5 reports CAP only. Do BLEU and METEOR
+#    order the LLM answers' classes better or worse than CAP, and can this many answers tell?
+# 3. **Are this sample's answers enough to see every class?** *(a code edit: a few lines over `tab6` and `counts`;
+#    to test a model of your own afterwards, the parameters `llm_endpoint` and `llm_model`)* Tab. 6 finds all eight
+#    classes in each model's 999 answers; this run's sample has only the classes counted above. At Tab. 6's class shares,
 #    how many classes should this many answers show, and how likely is it that none of the missing classes
 #    occurs by chance?
 
@@ -328,15 +356,18 @@ else:
                                                                       for m, r in absent_metrics.items()) + "."))
     else:
         cap_row = compared.loc["cap"]
-        lead = cap_row["pairwise accuracy"] - compared.loc[lexical, "pairwise accuracy"].max()
+        tested = {m: evaluation.paired_bootstrap(frames["cap"], frames[m], labels, ("pairwise_accuracy",),
+                                                 n_resamples=n_resamples or 1000, seed=seed, names=("cap", m),
+                                                 undefined="nan").loc["pairwise_accuracy"] for m in lexical}
         display(Markdown(
-            f"{plots.PRINTED_METRIC.get(compared.index[0], compared.index[0])} orders the classes best here. "
+            f"{plots.PRINTED_METRIC.get(compared.index[0], compared.index[0])} has the highest point value here. "
             + ", ".join(f"{plots.PRINTED_METRIC.get(m, m)} reaches {compared.loc[m, 'pairwise accuracy']:.2f} "
                         f"pairwise accuracy (ρ {compared.loc[m, 'Spearman ρ']:.2f})" for m in lexical)
-            + f", against CAP's {cap_row['pairwise accuracy']:.2f} (ρ {cap_row['Spearman ρ']:.2f}): "
-            + (f"CAP leads the lexical metrics by {lead:.2f} points. " if lead > 0 else
-               f"a lexical metric is level with or ahead of CAP by {-lead:.2f} points. ")
-            + f"The classes present here ({', '.join(label.replace('_', '-') for label in present)}) differ in "
+            + f", against CAP's {cap_row['pairwise accuracy']:.2f} (ρ {cap_row['Spearman ρ']:.2f}). By the paired "
+              "bootstrap over these answers, "
+            + "; ".join(evaluation.paired_verdict(*(100 * tested[m][["delta", "low", "high"]]), "CAP",
+                                                  plots.PRINTED_METRIC[m], "pairwise accuracy") for m in lexical)
+            + f". The classes present here ({', '.join(label.replace('_', '-') for label in present)}) differ in "
               f"meaning more than in wording, and free-form LLM sentences share few n-grams with short golds "
               f"whatever their class. Pairwise accuracy of 50 is chance."
             + (" Not scored: " + "; ".join(f"{m}: {r}" for m, r in missing.items()) + "." if missing else "")))

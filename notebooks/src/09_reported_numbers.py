@@ -29,6 +29,8 @@ record_to = "09_reported_numbers.numbers.json"
 # Strings and numbers go with `-p NAME VALUE`; lists go as YAML with `-y 'NAME: [a, b]'`. A parameter that
 # cannot be used stops the chapter at once with one line naming it and its valid values. `make book` runs
 # every chapter with its defaults (`make book PROFILE=paper` for the paper's setup).
+# Each run writes the numbers it records to the file `record_to` names, in the folder papermill runs in
+# (`-p record_to PATH` puts it elsewhere), and a misspelt parameter name stops the chapter like a bad value.
 
 # %% tags=["hide-input"]
 import json
@@ -186,7 +188,7 @@ checks
 # ## Table by table
 # In the paper's order, with the statement quality of Sec. 4 first. The offline profile's reasons recur: its
 # CAP uses a small NLI backbone trained for this book (chapter 3) instead of DeBERTa-v3-large, on the bundled
-# sample (chapter 2: 864 test and 160 validation rows) instead of the paper's 7,827 and 1,000; the lexical
+# sample (its splits' sizes: chapter 2) instead of the paper's 7,827 test and 1,000 validation rows; the lexical
 # metrics need no model, so for them only the data differ.
 
 # %%
@@ -284,7 +286,7 @@ def tab4_reason(beside):
 
 compare(4, metric_table("06_hard_pairs", "tab4"), ["Eq>Part", "OV>Part", "OV>OI", "Alt>Inv"],
         "Check: Sec. 7.3 says all metrics except METEOR fall below chance on OV > Part; BLEU's printed 51.42 "
-        "does not.", tab4_reason)
+        "does not.", tab4_reason, groups=[["Eq>Part", "OV>Part"], ["OV>OI", "Alt>Inv"]])  # 12 columns: two tables
 
 # %% [markdown]
 # Tab. 5 and 6 describe answers of GPT-4o, Gemini 2.0 Flash and Qwen3-8B. This run's counterpart is one other
@@ -425,8 +427,8 @@ def label_sources(beside, columns):
     first, second = beside.index[:2]
     gaps = {part: max((abs(value(beside, first, c, part) - value(beside, second, c, part)) for c in columns),
                       default=float("nan")) for part in ("paper", "this run")}
-    setup = (f"Setup: the bundled sample's second labels come from a blind LLM pass on {stability['n']} test "
-             f"rows, not from humans on 1,638"
+    setup = (f"Setup: this run's second labels come from {second_source} on {stability['n']} rows"
+             + ("" if "human" in second_source else ", not from humans")
              + (f"; they agree with the first labels on {100 * observed:.1f}% of the rows (chapter 2)"
                 if observed is not None else "") + ".")
     return (setup_of("08_error_analysis", setup)
@@ -434,9 +436,13 @@ def label_sources(beside, columns):
               f"{plain(gaps['paper'])} in the paper.")
 
 
+# the paper's second row is human labels; this run's is whatever chapter 8 says its second labels are
+second_source = get("08_error_analysis", "second_label_source") or "an unnamed second labelling"
 compare(16, run16, ["spearman", "kendall", "pairwise_accuracy"], "Check: Tab. 16 equals the text of App. E.",
         lambda beside: label_sources(beside, ["spearman", "kendall", "pairwise_accuracy"]), index="key",
-        names=dict(zip(tab16["key"], tab16["label_source"])))
+        names={**dict(zip(tab16["key"], tab16["label_source"])),
+               "human": f"paper: {tab16.set_index('key').loc['human', 'label_source']}; this run: second labels "
+                        f"from {second_source}"})
 
 # %%
 means = get("08_error_analysis", "stability", "class_means")
@@ -448,14 +454,16 @@ violations17 = get("08_error_analysis", "stability", "violations") or {}
 def tab17_reason(beside):
     ours = beside.xs("this run", axis=1, level=1)["Synthetic"].astype(float)
     modes = []
+    theirs = paper.reported_class_means(17, "Synthetic")
     if ours[["partial", "overinclusive_valid"]].notna().all():
         modes.append(f"partial {'above' if ours['partial'] > ours['overinclusive_valid'] else 'below'} "
                      f"overinclusive-valid ({ours['partial']:.2f} vs {ours['overinclusive_valid']:.2f}; "
-                     f"paper 83.61 vs 50.07)")
+                     f"paper {theirs['partial']:.2f} vs {theirs['overinclusive_valid']:.2f})")
     if ours[["alternative_correct", "equivalent"]].notna().all():
         modes.append(f"alternative-correct at {ours['alternative_correct']:.2f}, "
-                     f"{ours['equivalent'] - ours['alternative_correct']:.2f} below equivalent (paper 36.74, "
-                     f"47.85 below)")
+                     f"{ours['equivalent'] - ours['alternative_correct']:.2f} below equivalent (paper "
+                     f"{theirs['alternative_correct']:.2f}, {theirs['equivalent'] - theirs['alternative_correct']:.2f}"
+                     " below)")
     return (setup_of("08_error_analysis", OFFLINE_CAP)
             + (f" The paper's two failure modes, first labels: {'; '.join(modes)}." if modes else "")
             + (f" Violations here: {violations17.get('synthetic')} (first labels) and "
@@ -533,5 +541,4 @@ else:
         "differences": differing[["table", "row", "column", "printed", "recomputed"]].to_dict(orient="records")}
 
 # %%
-book.record(numbers, record_to)
-{key: value for key, value in numbers.items() if key != "release"}
+display(Markdown(book.record(numbers, record_to)))

@@ -14,12 +14,15 @@
 #
 # - **uniform bins**, the paper's illustrative rule: eight bins of width $1/8$, contradictory lowest, exact highest;
 # - **fitted thresholds**: cut points $t_1 \le \dots \le t_{K-1}$ on the CAP axis in the order of Eq. 1, band $k$
-#   being $[t_{k-1}, t_k)$, placed to maximise the quadratic weighted kappa of the fitting rows
+#   being $[t_{k-1}, t_k)$, placed to maximise the quadratic weighted kappa of the fitting rows,
+#
 #   $$\kappa_w = 1 - \frac{\sum_{i,j} w_{ij} O_{ij}}{\sum_{i,j} w_{ij} E_{ij}}, \qquad w_{ij} = (i - j)^2,$$
+#
 #   with $O$ the confusion matrix, $E$ its product of marginals and $i, j$ positions in Eq. 1; exact, equivalent and
 #   alternative-correct share one band unless cross-validation on the fitting rows separates them;
 # - **the component model**: a multinomial logistic regression on CAP's parts, the six NLI probabilities
 #   $P(\cdot \mid g \to p)$, $P(\cdot \mid p \to g)$ and the directional scores $D(g \to p)$, $D(p \to g)$ of Eq. 2,
+#
 #   $$P(c \mid x) = \frac{\exp(\beta_c^\top x + b_c)}{\sum_{c'} \exp(\beta_{c'}^\top x + b_{c'})}.$$
 #
 # All three need labels once, to fit; after that they label new answers from CAP alone. Accuracy, macro-F1 and the
@@ -45,6 +48,8 @@ record_to = "10_labeler.numbers.json"  # where this chapter records its key numb
 # `papermill notebooks/10_labeler.ipynb out.ipynb -p profile offline -p objective accuracy`. Strings and numbers go
 # with `-p NAME VALUE`. A parameter that cannot be used stops the chapter at once with one line naming it and its
 # valid values. `make book` runs every chapter with its defaults (`make book PROFILE=paper` for the paper's setup).
+# Each run writes the numbers it records to the file `record_to` names, in the folder papermill runs in
+# (`-p record_to PATH` puts it elsewhere), and a misspelt parameter name stops the chapter like a bad value.
 
 # %% tags=["hide-input"]
 import numpy as np
@@ -52,8 +57,11 @@ import pandas as pd
 from IPython.display import HTML, Markdown, display
 
 from caplib import book, calibration, evaluation, paper, plots
+from caplib.checkpoints import BUILTIN_OFFLINE_NLI
+from caplib.offline_nli.artifact import VALIDATION_SPLIT_USE
+from caplib.profiles import load_profile
 from caplib.signature import Signature
-from caplib.taxonomy import ABBREVIATIONS, LABELS
+from caplib.taxonomy import ABBREVIATIONS, LABELS, STRICT_PAIRS
 
 # a bad parameter stops the chapter here with one line naming it and its valid values, before any work
 book.check_parameters(profile=profile, fit_split=fit_split, eval_split=eval_split, objective=objective, seed=seed,
@@ -67,8 +75,8 @@ MEASURES = {"accuracy": "Accuracy", "macro_f1": "Macro-F1", "kappa": "Cohen's κ
 
 # %% [markdown]
 # ## Data and scores
-# Both splits of CAP-Correctness, scored by CAP with its components (the NLI probabilities of both directions). In
-# the offline profile: the bundled sample, whose validation split holds 20 rows per class and its test split 108.
+# Both splits of CAP-Correctness, scored by CAP with its components (the NLI probabilities of both directions); the
+# two summaries below count their rows per class.
 
 # %%
 fit = book.score_split(profile, ["cap"], split=fit_split, row_limit=row_limit, data_path=data_path,
@@ -86,6 +94,15 @@ if available:
 elif fit.available and held.available:
     display(Markdown(f"{held.not_run('cap')} Without CAP there is nothing to label with; the chapter stops here."))
 
+# %%
+if available and load_profile(profile).nli_model == BUILTIN_OFFLINE_NLI and "validation" in (fit_split, eval_split):
+    display(Markdown(f"**The validation split is not untouched for this backbone:** {VALIDATION_SPLIT_USE}. "
+                     + ("The labelers are fitted on it, where the backbone may look better than on rows it was "
+                        f"never tuned on; they are judged on the {eval_split} split, which no step of the "
+                        "backbone's recipe saw."
+                        if fit_split == "validation" else
+                        "This run judges the labelers on it, so their numbers may flatter the backbone.")))
+
 # %% [markdown]
 # ## Where the classes lie on the CAP axis
 # A band labeler can only be as good as the order of the class means: if a class scores above a class Eq. 1 ranks
@@ -100,7 +117,7 @@ if available:
     numbers["fit_violations"] = [list(pair) for pair in inverted]
     display(pd.DataFrame({"mean CAP x100": {label: 100 * means[label] for label in LABELS if label in means}})
             .T.rename(columns=ABBREVIATIONS).style.format("{:.1f}"))
-    display(Markdown(f"**{len(inverted)} of 25 pairs inverted** on the fitting rows"
+    display(Markdown(f"**{len(inverted)} of {len(STRICT_PAIRS)} pairs inverted** on the fitting rows"
                      + (": " + ", ".join(f"{ABBREVIATIONS[a]} ≤ {ABBREVIATIONS[b]}" for a, b in inverted) + "."
                         if inverted else ".")))
 
@@ -198,14 +215,14 @@ if available:
                     for measure in ("quadratic", "macro_f1")} for name in comparison.labelers if name != "uniform bins"}
     numbers["above_uniform"] = above
     display(differences.style.format("{:+.1f}"))
-    lines = []
-    for name, verdicts in above.items():
-        for measure, higher in verdicts.items():
-            low, high = rows[(name, MEASURES[measure])]["low"], rows[(name, MEASURES[measure])]["high"]
-            sure = "the interval excludes 0" if low > 0 or high < 0 else "the interval includes 0"
-            lines.append(f"- {name}, {MEASURES[measure]}: **{'above' if higher else 'not above'}** the uniform bins' "
-                         f"({table.loc[name, measure]:.1f} vs {table.loc['uniform bins', measure]:.1f}; {sure}).")
-    display(Markdown("\n".join(lines)))
+    # the verdict is the interval's (evaluation.paired_verdict), not the order of the two point values
+    named = {"quadratic": "quadratic weighted κ", "macro_f1": "macro-F1"}
+    said = {(name, key): evaluation.paired_verdict(
+        *(rows[(name, MEASURES[key])][part] for part in ("difference", "low", "high")), f"the {name} labeler",
+        "the uniform bins", measure) for name in above for key, measure in named.items()}
+    numbers["verdicts_vs_uniform"] = {f"{name}|{key}": text for (name, key), text in said.items()}
+    display(Markdown("\n".join(f"- {text} ({table.loc[name, key]:.1f} against {table.loc['uniform bins', key]:.1f})."
+                                for (name, key), text in said.items())))
 
 # %% [markdown]
 # ## Class by class
@@ -240,14 +257,18 @@ if available:
 
 # %%
 if available:
-    verdict = above.get("fitted thresholds", {})
-    missing = [ABBREVIATIONS[label] for label in LABELS if label not in set(thresholds.classes)]
-    numbers["thresholds_never_predict"] = missing
+    never = thresholds.never_predicted()  # no band, or a band of zero width
+    numbers["thresholds_never_predict"] = [ABBREVIATIONS[label] for label in never]
+    kinds = {"without a band of their own": [c for c in never if c not in thresholds.classes],
+             "whose band has zero width, its low and high ends equal in the table above":
+                 [c for c in never if c in thresholds.classes]}
     display(Markdown(
-        f"In this run the fitted thresholds are {'above' if verdict.get('quadratic') else 'not above'} the uniform "
-        f"bins on quadratic κ and {'above' if verdict.get('macro_f1') else 'not above'} them on macro-F1; "
-        f"{len(inverted)} of 25 class pairs are inverted on the fitting rows, and the fitted bands never predict "
-        f"{', '.join(missing) or 'no class'}."))
+        f"In this run, by the paired bootstrap above, {said[('fitted thresholds', 'quadratic')]}, and "
+        f"{said[('fitted thresholds', 'macro_f1')]}. {len(inverted)} of {len(STRICT_PAIRS)} class pairs "
+        "are inverted on the fitting rows, and "
+        + ("the fitted bands can predict every class: each has a band of positive width." if not never else
+           "the fitted bands never predict " + "; ".join(f"{', '.join(ABBREVIATIONS[c] for c in classes)} ({kind})"
+                                                          for kind, classes in kinds.items() if classes) + ".")))
 
 # %% [markdown]
 # ## The calibration the offline profile ships
@@ -288,23 +309,32 @@ if available:
         return " > ".join(f"{name} ({value:.1f})" for name, value in ordered.items())
 
     display(Markdown(
-        f"Macro-F1 ranks the labelers {ranking('macro_f1')}; quadratic κ ranks them {ranking('quadratic')}. "
+        f"By their point values, macro-F1 ranks the labelers {ranking('macro_f1')}; quadratic κ ranks them "
+        f"{ranking('quadratic')} (which of these differences the evaluation rows can tell apart from noise: the "
+        "paired intervals above). "
         + ("None of the three reaches Tab. 8's agreement between the LLM and human labels (quadratic κ 87.9)."
            if table["quadratic"].max() < tab8["quadratic"] else
            "At least one labeler reaches Tab. 8's quadratic κ of 87.9.")))
 
 # %% [markdown]
-#
 # **What differs from the paper's setup.** The paper reports no labeler, so there is no number to reproduce; Tab. 8
-# is a reference point, measured between two labelings of the paper's data. Here the NLI backbone is the offline
-# MiniLM cross-encoder (the paper's DeBERTa-v3-large separates the classes better, Fig. 3), and the fitting split
-# of the bundled sample holds 160 rows (20 per class), so the cut points and the 72 coefficients of the component
-# model are estimated from few rows; the bootstrap intervals above are the honest error bars of the evaluation
-# split, not of the fit.
+# is a reference point, measured between two labelings of the paper's data. The bootstrap intervals above are the
+# error bars of the evaluation split, not of the fit:
 
 # %%
-book.record(numbers, record_to)
-{key: numbers[key] for key in ("n_fit", "n_eval", "labelers", "above_uniform") if key in numbers}
+if available:
+    per_class = fit.frame["label_semantic"].value_counts()
+    parameters = (component.coef.size + component.intercept.size) if component is not None else 0
+    display(Markdown(
+        ("; ".join(differs[key] for key in ("cap", "data") if key in differs) + ". " if differs else "")
+        + f"The fitting split holds {len(fit.frame):,} rows ({per_class.min()}"
+        + (f" to {per_class.max()}" if per_class.max() != per_class.min() else "") + " per class), from which "
+        f"the {len(thresholds.cuts)} cut points"
+        + (f" and the {parameters} coefficients and intercepts of the component model" if parameters else "")
+        + " are estimated."))
+
+# %%
+display(Markdown(book.record(numbers, record_to)))
 
 # %% [markdown]
 # ## Exercises
@@ -355,8 +385,18 @@ if available:
                      "not κ, which "
                      "divides by the disagreement expected by chance, and that shrinks when the predictions crowd "
                      "into few classes; "
-                   + (f"on the fitting rows the rule loses {-100 * moved:.1f} points of κ, so it would not be chosen."
-                      if moved < 0 else f"on the fitting rows it gains {100 * moved:.1f} points of κ."))
+                   + (f"on the fitting rows the rule loses {-100 * moved:.1f} points of κ, so it would not be chosen"
+                      if moved < 0 else f"on the fitting rows it gains {100 * moved:.1f} points of κ, so it would be "
+                                        "chosen"))
+        held_moved = {key: 100 * (on_eval["nearest"][key] - on_eval["argmax"][key])
+                      for key in ("quadratic", "macro_f1")}
+        verb = {key: "loses" if value < 0 else "gains" for key, value in held_moved.items()}
+        answer2 += (f". On the evaluation rows it {verb['quadratic']} {abs(held_moved['quadratic']):.1f} points of κ "
+                    f"and {verb['macro_f1']} {abs(held_moved['macro_f1']):.1f} of macro-F1: "
+                    + ("the choice made on the fitting rows holds on rows it never saw."
+                       if (moved < 0) == (held_moved["quadratic"] < 0) else
+                       "the evaluation rows would have chosen otherwise, and a rule chosen by looking at them could "
+                       "no longer be judged on them."))
     else:
         answer2 = "The component model did not run (no CAP components), so exercise 2 has no number."
     display(Markdown(f"**Solutions.**\n\n1. {answer1}\n2. {answer2}"))
