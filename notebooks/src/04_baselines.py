@@ -91,7 +91,7 @@ display(Markdown(scores.summary))
 # ## Which model each metric used, and which could not run
 # Every score carries a signature naming the package versions, checkpoints and settings that produced it
 # (sacrebleu style). The paper's setup (App. C.2): nltk `sentence_bleu` and `meteor_score` on lower-cased text
-# tokenized as nltk 3.9's `word_tokenize` (`tok:nltk-3.9`), `rouge_score` rougeL with Porter stemming (`stem:yes`) —
+# tokenized as the `word_tokenize` of nltk `3.9` (`tok:nltk-3.9`), `rouge_score` rougeL with Porter stemming (`stem:yes`) —
 # the settings under which these three equal the authors' released per-row scores — BERTScore F1 with roberta-large,
 # COMET `Unbabel/wmt22-comet-da`, CAP with
 # `cross-encoder/nli-deberta-v3-large` at $\alpha = 0.85$, $\lambda = 0.30$. Offline, BERTScore runs on

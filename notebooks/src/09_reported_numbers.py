@@ -102,9 +102,9 @@ def setup_of(chapter, offline):
         return ("This run is the **paper** profile (official data, the paper's checkpoints): differences "
                 "beyond rounding and bootstrap noise would be a reproduction failure.")
     if chapter_profile(chapter) == "released":
-        return ("This run is the **released** profile: the authors' own per-row scores of the official rows (7,826 "
-                "test rows; the paper's tables say 7,827), so a difference is one between the release and the "
-                "printed table (listed in full at the end of this appendix).")
+        return ("This run is the **released** profile: the authors' own per-row scores of the official test rows "
+                "(all but the one without an answer, which the paper's tables count), so a difference is one between "
+                "the release and the printed table (listed in full at the end of this appendix).")
     return offline
 
 
@@ -478,11 +478,11 @@ compare(17, run17, ["Synthetic", "Annotator"],
 # %% [markdown]
 # ## The authors' release, re-derived
 # The authors publish their per-row scores (`scores.json`: CAP, BLEU, ROUGE-L, METEOR, BERTScore and the NLI
-# probabilities of both directions for 8,826 rows) and their evaluation of the test split (`results.json`,
-# 10,000 bootstrap resamples). Under the `released` profile this section recomputes **every figure of
-# `results.json`** from `scores.json` with caplib's protocol (`caplib.evaluation.tables`; the authors' seed, 42,
-# draws their very resamples), then sets **every number the paper prints** that those scores determine beside its
-# recomputation (`caplib.reproduction`).
+# probabilities of both directions for every row with an answer) and their evaluation of the test split
+# (`results.json`, `10000` bootstrap resamples). Under the `released` profile this section recomputes **every figure
+# of `results.json`** from `scores.json` with caplib's protocol (`caplib.evaluation.tables`; the authors' seed,
+# `RELEASE_SEED = 42`, draws their very resamples), then sets **every number the paper prints** that those scores
+# determine beside its recomputation (`caplib.reproduction`).
 
 # %%
 settings = load_profile(profile)
@@ -527,8 +527,8 @@ else:
             .format({"printed": "{:.2f}", "recomputed": "{:.2f}", "difference": "{:+.2f}"}))
     largest = differing.loc[differing["difference"].abs().idxmax()] if len(differing) else None
     display(Markdown(
-        "Most differences are one unit in the last printed digit, as a table made from 7,827 rows would differ from "
-        "the release's 7,826 (the row without an answer); "
+        f"Most differences are one unit in the last printed digit, as a table made from the paper's 7,827 rows would "
+        f"differ from the release's {int((scores['split'] == 'test').sum()):,} (the row without an answer); "
         + (f"the largest is Tab. {largest['table']}'s {largest['row']} {largest['column']}, printed "
            f"{largest['printed']:.2f} against {largest['recomputed']:.2f} from the release. " if largest is not None
            else "")
