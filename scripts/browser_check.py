@@ -81,8 +81,9 @@ LAYOUT = r"""(() => {
   };
   const wide = [], cut = [], menus = [];
   const shown = 'table, .plotly-graph-div, img, svg, mjx-container[display="true"], pre, code, p, li, dl';
+  const chrome = 'nav, .bd-header, .bd-sidebar-primary, .bd-sidebar-secondary, .bd-footer';  // not the text
   for (const e of column.querySelectorAll(shown)) {
-    if (e.closest('.plotly-graph-div') && !e.matches('.plotly-graph-div')) continue;
+    if (e.closest(chrome) || (e.closest('.plotly-graph-div') && !e.matches('.plotly-graph-div'))) continue;
     if (e.matches('svg') && e.closest('mjx-container')) continue;
     const r = e.getBoundingClientRect();
     if (!r.width || !r.height) continue;
@@ -90,7 +91,7 @@ LAYOUT = r"""(() => {
       wide.push({element: name(e), width: Math.round(r.width), column: Math.round(right - left)});
   }
   for (const e of column.querySelectorAll('*')) {
-    if (e.closest('.plotly-graph-div, mjx-container')) continue;
+    if (e.closest('.plotly-graph-div, mjx-container') || e.closest(chrome)) continue;
     const overflow = getComputedStyle(e).overflowX;
     if (overflow === 'visible' || !e.clientWidth) continue;
     // a formula's box: its typeset math, not MathJax's hidden copy for screen readers (wider, never shown)
