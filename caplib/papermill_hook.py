@@ -20,22 +20,31 @@ from __future__ import annotations
 
 import sys
 from types import TracebackType
-from typing import TextIO
-
-from papermill.engines import NBClientEngine
-from papermill.exceptions import PapermillExecutionError
+from typing import Any, TextIO
 
 __all__ = ["ENGINE", "one_line_for_parameter_errors"]
 
-#: The engine the entry point names: papermill's default, unchanged (the entry point exists to load this module).
-ENGINE = NBClientEngine
 _PREVIOUS_HOOK = sys.excepthook
+
+
+def __getattr__(name: str) -> Any:
+    """``ENGINE``, the engine the entry point names: papermill's default, unchanged (the entry point exists to load
+    this module). Looked up only when asked for, so that importing this module never imports papermill: papermill
+    asks for it while its own ``papermill.engines`` is being imported, and importing papermill from here first (as
+    a plain import of this module would) made that a circular import."""
+    if name == "ENGINE":
+        from papermill.engines import NBClientEngine
+
+        return NBClientEngine
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def one_line_for_parameter_errors(kind: type[BaseException], error: BaseException, trace: TracebackType | None,
                                   stream: TextIO | None = None) -> None:
     """``sys.excepthook`` for papermill's process: a notebook stopped by a ``ParameterError`` is reported as that
     one line on ``stream`` (stderr); any other exception goes to the hook that was installed before."""
+    from papermill.exceptions import PapermillExecutionError
+
     if isinstance(error, PapermillExecutionError) and error.ename == "ParameterError":
         print(f"{error.ename}: {error.evalue}", file=stream or sys.stderr)
         return

@@ -145,3 +145,15 @@ def test_papermill_stops_on_a_bad_or_misspelt_parameter_with_one_line(arguments,
     assert errors == [next(text for text in errors if text.startswith(line))], run.stderr[-3000:]
     assert not list(tmp_path.glob("*.numbers.json"))
     assert seconds < 60  # kernel start and imports; the closing note of issue 33 gives the measured times
+
+
+def test_the_hook_imports_before_or_after_papermill():
+    """With the entry point registered (a fresh install), importing the hook first once made papermill load it while it
+    was half imported (a circular import: papermill's engines ask for ``ENGINE`` as they load); either order works."""
+    import subprocess
+    import sys
+
+    for first, second in (("caplib.papermill_hook", "papermill"), ("papermill", "caplib.papermill_hook")):
+        run = subprocess.run([sys.executable, "-c", f"import {first}, {second}; import caplib.papermill_hook as hook; "
+                              f"print(hook.ENGINE.__name__)"], capture_output=True, text=True, timeout=120)
+        assert run.returncode == 0 and run.stdout.strip() == "NBClientEngine", run.stderr[-2000:]
