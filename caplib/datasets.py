@@ -98,7 +98,7 @@ def load_dataset(name: str, profile: object = "offline", path: str | Path | None
     ``profile`` is a profile name, a profile YAML path or a :class:`caplib.profiles.Profile`. A profile with
     ``data: sample`` (offline) reads the bundled sample (:func:`load_sample`); one with a data directory (paper:
     ``data/official/``) reads the official files there, with their splits file; CAP-Statements without a split
-    gets the seeded one of :func:`ensure_statement_splits`, written beside it.
+    gets the authors' split of :func:`ensure_statement_splits`, written beside it.
 
     Example:
         >>> load_dataset("cap_correctness", "offline")["split"].unique().tolist()  # doctest: +SKIP

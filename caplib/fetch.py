@@ -275,7 +275,7 @@ def fetch_profile(profile: str | os.PathLike[str] | Profile, *, update: bool = F
         locked_split = None if lock is None else lock.data.get(STATEMENTS_SPLITS_FILE)
         target = settings.data_dir / STATEMENTS_SPLITS_FILE
         if update and locked_split is not None and locked_split.generated and target.is_file():
-            target.unlink()  # caplib's own split of the old data: drawn anew for the data just fetched
+            target.unlink()  # the split drawn for the old data: drawn anew for the data just fetched
         splits = ensure_statement_splits(settings.data_dir)
         if splits is not None and splits.name == STATEMENTS_SPLITS_FILE:
             found = _locked_file(splits, None, _SPLIT_NOTE)
