@@ -260,7 +260,8 @@ def train_for_profile(profile: Any, *, max_steps: int | None = None, device: Any
                       allow_unpinned: bool = False, progress: bool = True, **recipe: Any) -> Path:
     """Fine-tune the profile's statement model (App. C.2) into ``statements.model`` and record it in the lock.
 
-    Data: the profile's CAP-Statements with its split (the authors' one of :func:`caplib.datasets.ensure_statement_splits`
+    Data: the profile's CAP-Statements with its split (the authors' split, from
+    :func:`caplib.datasets.ensure_statement_splits`
     when the official data has none); base: ``statements.base_model`` at its locked commit; ``recipe``: other
     :func:`finetune` settings, over the profile's ``statements.training`` (None values are left to the profile),
     over :func:`finetune`'s defaults. Training writes to ``<model>.partial`` and renames it when done,
