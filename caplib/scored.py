@@ -20,7 +20,7 @@ from typing import Callable, Sequence, Union
 import pandas as pd
 
 from caplib.data import normalize_labels, splits_of_rows
-from caplib.inputs import Table, read_input_text, read_table
+from caplib.inputs import Table, check_input_file, read_input_text, read_table
 
 __all__ = ["read_scored", "release_scores"]
 
@@ -44,20 +44,13 @@ def release_scores(path: str | Path) -> pd.DataFrame | None:
         >>> release_scores("scored.csv") is None
         True
     """
-    from caplib.release import is_scores_file, load_scores
+    from caplib.release import PROBABILITY_KEYS, load_scores
 
     path = Path(path)
     if path.suffix.lower() != ".json":
         return None
-    try:
-        shaped = is_scores_file(json.loads(read_input_text(path)))
-    except json.JSONDecodeError:
-        shaped = False
-    if not shaped:
-        raise ValueError(f"{path}: a JSON file that is not the release's scores.json (parallel arrays with row_id, "
-                         f"label and metrics); give a CSV written by `caplib score` or the release's scores.json")
-    frame = load_scores(path).rename(columns={"label": "label_semantic"})
-    return frame.drop(columns=[c for c in frame.columns if c.startswith(("pe_", "pn_", "pc_"))])
+    check_input_file(path)  # a regular, readable file: the release's reader parses it once (ReleaseError otherwise)
+    return load_scores(path).rename(columns={"label": "label_semantic"}).drop(columns=list(PROBABILITY_KEYS))
 
 
 #: The number columns to read: names, or a function of the header that picks them (``caplib evaluate``'s default).
@@ -69,8 +62,8 @@ def read_scored(path: str | Path, label_column: str, columns: Columns, *, splits
     """The labelled rows of a CSV written by ``caplib score``, ``columns`` as numbers, and how many rows had no label.
 
     Used by ``caplib evaluate``, ``caplib compare`` and ``caplib calibrate``, so that all three read a scored file
-    (or the release's scores.json, :func:`release_scores`) the same way, through ``caplib.inputs`` (a regular, readable, UTF-8 file; every error names file, row and
-    column; rows count from 0 after the header, the frame's index): a header naming a column twice is refused;
+    (or the release's scores.json, :func:`release_scores`) the same way, through ``caplib.inputs`` (a regular,
+    readable, UTF-8 file; every error names file, row and column; rows count from 0 after the header, the frame's index): a header naming a column twice is refused;
     ``splits`` (a ``row_id,split`` CSV, joined on the file's ``row_id``) replaces the file's own ``split`` column and
     must list every row of the file exactly once and no other (as ``caplib.data.load_correctness(splits=)`` checks);
     ``split`` keeps that split's rows; rows with an empty label are left out and counted; a label that is not the
