@@ -24,8 +24,8 @@ MATHJAX_VERSION := 3.2.2
 EXTRAS := $(VENV)/.caplib-extras
 # A local copy of the authors' release with its upstream layout (data/..., docs/data/...): where it exists (CI has
 # ../shared/official), `make book` and `make test` copy its five files into data/official/ and lock their SHA-256
-# (`caplib fetch --profile released --mirror DIR`, a few seconds); without it nothing is fetched and the released
-# profile's chapters say what to fetch.
+# for the two profiles that read them, released and offline-official (`caplib fetch --profile P --mirror DIR`, a
+# few seconds); without it nothing is fetched, and the chapters that need the release say what to fetch.
 MIRROR ?= $(wildcard ../shared/official)
 
 .PHONY: book test venv clean-cache browser packages release
@@ -52,7 +52,8 @@ test: $(STAMP) $(EXTRAS) browser packages release
 # The release's files from the local mirror (see MIRROR above), checked against their lock on every later call.
 release: $(STAMP)
 	@if [ -n "$(MIRROR)" ]; then \
-	  set -o pipefail; $(PY) -m caplib fetch --profile released --mirror "$(MIRROR)" --no-progress | tail -n 1; \
+	  set -o pipefail; for profile in released offline-official; do \
+	    $(PY) -m caplib fetch --profile $$profile --mirror "$(MIRROR)" --no-progress | tail -n 1 || exit 1; done; \
 	else echo "no local copy of the authors' release (MIRROR=$(MIRROR)): the released profile needs \
 	'caplib fetch --profile released' where GitHub is reachable, or MIRROR=DIR"; fi
 

