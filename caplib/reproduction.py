@@ -32,12 +32,13 @@ import numpy as np
 import pandas as pd
 
 from caplib import paper
-from caplib.evaluation import agreement, class_means, pair_name, pairwise_accuracy, rank_correlation
+from caplib.evaluation import agreement, pair_name
+from caplib.evaluation.concordance import by_label_source
 from caplib.evaluation.tables import protocol_tables
 from caplib.plots import PRINTED_METRIC
 from caplib.release import PROBABILITY_KEYS, SCORE_METRICS
 from caplib.sweep import sweep
-from caplib.taxonomy import HARD_PAIRS
+from caplib.taxonomy import HARD_PAIRS, LABELS
 
 #: Tables printed with one decimal (the rest with two).
 _ONE_DECIMAL = {8: 1}
@@ -151,12 +152,12 @@ def _label_source_rows(scores: pd.DataFrame, correctness: pd.DataFrame) -> list[
     rows = scores.set_index("row_id").join(manual, how="inner")
     kappas = agreement(rows["label"], rows["label_semantic_manual"])
     values: dict[tuple[str, str], float] = {(key, "score"): kappas[key] for key in ("kappa", "linear", "quadratic")}
-    for key, column, name in (("synthetic", "label", "Synthetic"), ("human", "label_semantic_manual", "Annotator")):
-        spearman, kendall = rank_correlation(rows["cap"], rows[column])
-        values |= {(key, "spearman"): spearman, (key, "kendall"): kendall,
-                   (key, "pairwise_accuracy"): pairwise_accuracy(rows["cap"], rows[column])}
-        for label, mean in class_means(rows["cap"], rows[column]).items():
-            values[label, name] = mean
+    table = by_label_source({"cap": rows["cap"]}, {"synthetic": rows["label"], "human": rows["label_semantic_manual"]})
+    for key, name in (("synthetic", "Synthetic"), ("human", "Annotator")):
+        line = table.set_index("source").loc[key]
+        values |= {(key, column): float(line[column]) for column in ("spearman", "kendall", "pairwise_accuracy")}
+        values |= {(label, name): float(line[f"mean {label}"]) for label in LABELS
+                   if pd.notna(line.get(f"mean {label}"))}
     return _long(8, values) + _long(16, values) + _long(17, values)
 
 

@@ -14,7 +14,10 @@ Every value is a fraction in [0, 1]; the paper prints them x100. The modules, ea
 :mod:`~caplib.evaluation.measures` (the measures and their input checks), :mod:`~caplib.evaluation.bootstrap`
 (confidence intervals, and the paired bootstrap and randomization tests of two metrics),
 :mod:`~caplib.evaluation.agreement` (Cohen's kappas of Tab. 8 and a labeler's classification scores),
-:mod:`~caplib.evaluation.report` (the table ``caplib evaluate`` prints). Import from ``caplib.evaluation``.
+:mod:`~caplib.evaluation.report` (the table ``caplib evaluate`` prints). Import from ``caplib.evaluation``; two
+more import from those and are imported by their own names: :mod:`~caplib.evaluation.tables` (every table of the
+protocol as the authors' release lays it out) and :mod:`~caplib.evaluation.concordance` (two scorings of the same
+rows side by side: caplib's against the release's).
 
 Example:
     >>> scores = [0.9, 0.8, 0.4, 0.1]
