@@ -73,12 +73,13 @@ __all__ = [
 DATASET_NAMES: Mapping[str, str] = {"cap_correctness": "CAP-Correctness", "cap_statements": "CAP-Statements"}
 
 
-def setup(device: str | None = None, allow_unpinned: bool = False, dtype: str | None = None) -> Runtime:
+def setup(device: str | None = None, allow_unpinned: bool = False, dtype: str | None = None,
+          nli_backend: str | None = None) -> Runtime:
     """Prepare a chapter's kernel and return the chapter's :class:`caplib.runtime.Runtime`.
 
     The kernel: matplotlib without a display (Agg, so papermill and CI draw the same figures), returned figures
     shown as PNG, table cells shown whole (pandas cuts text after 50 characters with "..."). The runtime: the chapter's ``device``, ``allow_unpinned`` and ``dtype`` parameters (None: the profile's, ``auto`` = float16 on CUDA,
-    float32 on CPU), without progress bars (a book page is not a terminal).
+    float32 on CPU) and ``nli_backend`` (None: torch), without progress bars (a book page is not a terminal).
     Called once by every chapter's imports cell; calling it again changes nothing.
 
     Example:
@@ -96,7 +97,8 @@ def setup(device: str | None = None, allow_unpinned: bool = False, dtype: str | 
     warnings.filterwarnings("ignore", message="IProgress not found")
     warnings.simplefilter("ignore", data.DroppedRowsWarning)  # said once, in chapter 2's text
     pd.set_option("display.max_colwidth", None)  # a table shows a cell's whole text, never cut after 50 characters
-    runtime = Runtime(device=device, dtype=dtype, allow_unpinned=allow_unpinned, progress=False)
+    runtime = Runtime(device=device, dtype=dtype, allow_unpinned=allow_unpinned, progress=False,
+                      nli_backend=nli_backend or "torch")
     try:
         from IPython import get_ipython
         from matplotlib_inline.backend_inline import set_matplotlib_formats

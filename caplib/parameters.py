@@ -31,6 +31,7 @@ from typing import Any
 
 from caplib.data import CORRECTNESS_SPLITS
 from caplib.profiles import ProfileError, available_profiles, load_profile
+from caplib.runtime import NLI_BACKENDS
 from caplib.scoring import SCORERS
 from caplib.taxonomy import LABELS
 
@@ -77,6 +78,10 @@ def _split(value: Any) -> str | None:
     if value is None or value in CORRECTNESS_SPLITS:
         return None
     return f"choose from None, {', '.join(repr(split) for split in CORRECTNESS_SPLITS)}"
+
+
+def _nli_backend(value: Any) -> str | None:
+    return None if value is None or value in NLI_BACKENDS else f"choose from None, {', '.join(map(repr, NLI_BACKENDS))}"
 
 
 def _named_split(value: Any) -> str | None:
@@ -127,6 +132,8 @@ def _list_of(name: str, allowed: tuple[Any, ...] | None, check: Callable[[Any], 
 
 _CHECKS: Mapping[str, Callable[[Any], str | None]] = {
     "profile": _profile,
+    "released": _profile,
+    "nli_backend": _nli_backend,
     "split": _split,
     "fit_split": _named_split,
     "eval_split": _named_split,

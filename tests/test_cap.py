@@ -16,7 +16,8 @@ from caplib import __version__  # noqa: E402
 from caplib.cap import COMPONENT_COLUMNS, CAPScorer, cap, directional_score  # noqa: E402
 from caplib.checkpoints import CheckpointNotAvailable  # noqa: E402
 from caplib.nli import NLIScorer  # noqa: E402
-from caplib.profiles import Profile, ProfileError, available_profiles, load_profile  # noqa: E402
+from caplib.profiles import (PROFILE_DIR, Profile, ProfileError, available_profiles, load_profile,  # noqa: E402
+                             on_official_rows)
 from caplib.runtime import Runtime  # noqa: E402
 from tests.tiny_models import build_nli_checkpoint, corpus  # noqa: E402
 
@@ -238,6 +239,32 @@ def test_bundled_profiles():
     assert offline.metric_options("bertscore") == {"model": "offline"}
     with pytest.raises(ProfileError, match="no profile 'nope'"):
         load_profile("nope")
+
+
+def test_a_profile_extends_a_bundled_one_key_by_key(tmp_path):
+    official, offline = load_profile("offline-official"), load_profile("offline")
+    # offline-official is offline with the official data: every model and setting is offline's
+    assert official.data_dir == (PROFILE_DIR.parent.parent / "data" / "official").resolve()
+    assert offline.data_dir is None and official.name == "offline-official"
+    for field in ("alpha", "lam", "nli_model", "batch_size", "dtype", "max_length", "statement_model", "baselines"):
+        assert getattr(official, field) == getattr(offline, field), field
+    (tmp_path / "mine.yaml").write_text("extends: offline\nname: mine\ncap: {alpha: 0.5, lam: 0.1}\n")
+    mine = load_profile(tmp_path / "mine.yaml")
+    assert (mine.name, mine.alpha, mine.lam, mine.nli_model) == ("mine", 0.5, 0.1, "builtin:offline-nli")
+    (tmp_path / "unknown.yaml").write_text("extends: ofline\nname: x\n")
+    with pytest.raises(ProfileError, match="extends must name a bundled profile"):
+        load_profile(tmp_path / "unknown.yaml")
+    (tmp_path / "partial.yaml").write_text("extends: offline\ncap: {alpha: 0.5}\n")  # a section is replaced whole
+    with pytest.raises(ProfileError, match="section 'cap' must have exactly the keys"):
+        load_profile(tmp_path / "partial.yaml")
+
+
+def test_on_official_rows_keeps_a_profiles_models_and_gives_them_the_official_rows(tmp_path):
+    assert on_official_rows("offline").name == on_official_rows("released").name == "offline-official"
+    assert on_official_rows("paper") == load_profile("paper")
+    mine = write_profile(tmp_path / "mine.yaml", name="mine", cap__alpha=0.6)  # the bundled sample's data
+    moved = on_official_rows(mine)
+    assert (moved.name, moved.alpha, moved.data_dir) == ("mine-official", 0.6, load_profile("paper").data_dir)
 
 
 def test_paper_profile_refuses_unpinned_hub_model(tmp_path):

@@ -12,8 +12,8 @@ SOURCES = sorted((ROOT / "notebooks" / "src").glob("[0-9][0-9]_*.py"))
 py2nb = load_script("py2nb")
 
 
-def test_there_are_ten_chapters():
-    assert [s.stem[:2] for s in SOURCES] == [f"{i:02d}" for i in range(1, 11)]
+def test_there_are_eleven_chapters():
+    assert [s.stem[:2] for s in SOURCES] == [f"{i:02d}" for i in range(1, 12)]
 
 
 @pytest.mark.parametrize("source", SOURCES, ids=lambda s: s.stem)

@@ -16,13 +16,21 @@ import sys
 import warnings
 from pathlib import Path
 
+import pandas as pd
 import papermill
 import pytest
+from scipy import stats
 
+from caplib.taxonomy import SEVERITY
 from tests.scripts import load_script
 
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTERS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+#: Parameters besides the profile, per chapter: Chapter 11 scores the release's first rows of the test split here
+#: (all 7,826 are `make book`'s: minutes of NLI), enough for every class and both label sources.
+PARAMETERS = {"11_official_rows": {"row_limit": 400}}
+#: The authors' release, copied to data/official/ by `make test` from ../shared/official (CI) where that exists.
+RELEASE = ROOT / "data" / "official" / "scores.json"
 
 pytestmark = pytest.mark.slow
 
@@ -34,7 +42,8 @@ def run_book(out: Path, environment: dict[str, str]) -> dict[str, bytes]:
     os.environ.update(environment)  # papermill's kernels inherit this process's environment
     try:
         for notebook in CHAPTERS:
-            papermill.execute_notebook(str(notebook), str(out / notebook.name), parameters={"profile": "offline"},
+            papermill.execute_notebook(str(notebook), str(out / notebook.name),
+                                       parameters={"profile": "offline", **PARAMETERS.get(notebook.stem, {})},
                                        cwd=str(out), kernel_name="python3", execution_timeout=1800,
                                        progress_bar=False)
     finally:
@@ -115,6 +124,8 @@ def test_every_chapter_records_its_numbers(book):
     assert sorted(book) == [path.stem for path in CHAPTERS]
     # the keys each chapter records offline; the paper profile's dress rehearsal must record them too
     keys = json.loads((ROOT / "tests" / "fixtures" / "offline_numbers_keys.json").read_text())
+    if not RELEASE.is_file():  # Chapter 11 then records what it would compare and says what to fetch
+        keys["11_official_rows"] = ["profile", "released", "row_limit", "scale", "split"]
     assert {chapter: sorted(numbers) for chapter, numbers in book.items()} == keys
 
 
@@ -269,6 +280,37 @@ def test_the_built_book_reads_right_in_a_real_browser(executed, tmp_path_factory
     assert all(by_page[chapter]["math"]["typeset"] > 0 for chapter in ("03_cap", "05_monotonicity", "06_hard_pairs"))
     assert by_page["06_hard_pairs"]["figures"] > 0 and "gold:" in by_page["06_hard_pairs"].get("tooltip", "")
     assert {path.stem for path in (ROOT / "_build" / "screenshots").glob("*.png")} >= SCREENSHOT_PAGES
+
+
+@pytest.mark.skipif(not RELEASE.is_file(), reason=f"the authors' release is not in {RELEASE.parent} (make test copies "
+                    "it from ../shared/official where that exists; else `caplib fetch --profile released`)")
+def test_official_rows_chapter_gives_the_released_lexical_scores_and_compares_cap(book):
+    """Issue 31: on the release's rows caplib's BLEU, ROUGE-L and METEOR are the released numbers, so the protocol's
+    are too; offline CAP is set beside the paper's backbone, row by row and under both label sources."""
+    numbers = book["11_official_rows"]
+    assert (numbers["profile"], numbers["split"], numbers["n_rows"]) == ("offline-official", "test", 400)
+    for metric, agreement in numbers["lexical"].items():
+        assert agreement["rows_equal"] == 1.0 and agreement["max_abs_difference"] == 0.0, metric
+        assert agreement["spearman_ours"] == agreement["spearman_theirs"], metric
+        assert agreement["pairwise_accuracy_ours"] == agreement["pairwise_accuracy_theirs"], metric
+    assert set(numbers["lexical"]) == {"bleu", "rouge_l", "meteor"} and set(numbers["modelled"]) == {"bertscore", "cap"}
+    assert "released:ElitsaY/Correctness_eval@" in numbers["signatures"]["released"]["cap"]
+    assert "nli:builtin:offline-nli" in numbers["signatures"]["caplib"]["cap"]
+    cap = numbers["modelled"]["cap"]
+    # the paper's backbone on these rows, computed here from the release's files alone: the first 400 test rows of
+    # the splits file in CSV order (the answerless row has no score), Spearman of the released CAP with the severities
+    scores = json.loads(RELEASE.read_text())
+    released = dict(zip(scores["row_id"], zip(scores["cap"], scores["label"])))
+    splits = pd.read_csv(RELEASE.with_name("CAP-Correctness-splits.csv"))
+    rows = [released[row] for row in splits.loc[splits["split"] == "test", "row_id"] if row in released][:400]
+    expected = stats.spearmanr([value for value, _ in rows], [SEVERITY[label] for _, label in rows]).statistic
+    assert cap["spearman_theirs"] == pytest.approx(expected, abs=1e-12)
+    # regression values of the offline backbone (2026-12-03), CAP_TOL for backbone floats across machines
+    assert cap["spearman"] == pytest.approx(0.6402, abs=CAP_TOL)
+    assert cap["spearman_ours"] == pytest.approx(0.4159, abs=CAP_TOL)
+    assert set(numbers["label_sources"]) == {f"{m} {s}" for m in ("caplib", "released") for s in ("synthetic",
+                                                                                                   "annotators")}
+    assert numbers["label_sources"]["released synthetic"]["n"] == numbers["label_sources"]["caplib annotators"]["n"]
 
 
 def test_labeler_chapter_fits_on_validation_judges_on_test_and_beats_the_uniform_bins(book):
