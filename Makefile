@@ -42,12 +42,16 @@ $(STAMP): requirements.txt constraints.txt pyproject.toml
 	$(PY) -m caplib.baselines provision-wordnet
 	touch $(STAMP)
 
+# pytest runs on every core (pytest-xdist): one test file per worker at a time, the long ones first
+# (tests/conftest.py). PYTEST_ARGS="-n 0" runs everything in one process; PYTEST_ARGS="-n 0 tests/test_cap.py" one file.
+PYTEST_ARGS ?= -n auto --dist loadfile --no-loadscope-reorder
+
 # The tests build the book from the chapters they execute and open every page in headless Chromium
 # (tests/test_notebooks.py): Debian's chromium is installed where missing, MathJax and plotly.js copied as for the book.
 # Where either cannot be had, that one test is skipped with the reason; the rest still runs.
 test: $(STAMP) $(EXTRAS) browser packages release
 	-@$(MAKE) --no-print-directory $(MATHJAX) $(PLOTLYJS)
-	$(PY) -m pytest
+	$(PY) -m pytest $(PYTEST_ARGS)
 
 # The release's files from the local mirror (see MIRROR above), checked against their lock on every later call.
 release: $(STAMP)
