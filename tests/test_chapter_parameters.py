@@ -94,6 +94,22 @@ def test_a_five_row_run_shows_a_caution_instead_of_a_conclusion(tmp_path):
     assert "as in the paper" not in shown
 
 
+@pytest.mark.slow
+def test_the_official_rows_chapter_without_the_release_says_what_to_fetch(tmp_path):
+    """Chapter 11 with a released profile whose files are not there: nothing is compared, nothing invented, and
+    the page names the command that fetches them."""
+    missing = tmp_path / "released-elsewhere.yaml"
+    missing.write_text(f"extends: released\nname: elsewhere\ndata: {tmp_path / 'none'}\n"
+                       f"scores: {tmp_path / 'none' / 'scores.json'}\n")
+    error, _, executed = run_chapter("11_official_rows", {"released": str(missing), "row_limit": 5}, tmp_path)
+    assert error is None
+    shown = "".join("".join(output.get("data", {}).get("text/markdown", ""))
+                    for cell in json.loads(executed.read_text())["cells"] for output in cell.get("outputs", []))
+    assert "Nothing to compare in this run" in shown and "caplib fetch --profile" in shown
+    recorded = json.loads((tmp_path / "11_official_rows.numbers.json").read_text())
+    assert sorted(recorded) == ["profile", "released", "row_limit", "scale", "split"]
+
+
 def test_a_name_papermill_injects_that_the_chapter_does_not_declare_is_found():
     from caplib.parameters import undeclared_parameters
 

@@ -187,20 +187,18 @@ if "cap" in modelled:
 # %% [markdown]
 # ### Where they disagree most
 # The rows with the largest difference between the two CAPs, with the statements both NLI models read (the release's
-# premise and hypothesis) and the entailment and contradiction probabilities each gave, gold -> prediction.
+# premise and hypothesis) and the entailment probability each gave, gold -> prediction.
 
 # %%
 if "cap" in modelled:
     released_rows = theirs.frame
     top = gap.nlargest(12).index
     table = pd.DataFrame({
-        "class": labels[top], "premise (gold statement)": frame.loc[top, "premise"],
-        "hypothesis (answer statement)": frame.loc[top, "hypothesis"],
+        "class": labels[top], "gold statement": frame.loc[top, "premise"],
+        "answer statement": frame.loc[top, "hypothesis"],
         "CAP caplib": frame.loc[top, "cap"], "CAP released": frame.loc[top, "cap_released"],
         "P(ent) caplib": frame.loc[top, "cap_p_entail_fwd"],
         "P(ent) released": released_rows.loc[top, "cap_p_entail_fwd"],
-        "P(con) caplib": frame.loc[top, "cap_p_contra_fwd"],
-        "P(con) released": released_rows.loc[top, "cap_p_contra_fwd"],
     }).set_index(frame.loc[top, "row_id"].rename("row_id"))
     display(table.style.format({column: "{:.3f}" for column in table.columns if column.startswith(("CAP", "P("))}))
 
