@@ -25,6 +25,7 @@ Example:
 from __future__ import annotations
 
 import json
+import logging
 import os
 import warnings
 from collections.abc import Mapping, Sequence
@@ -96,6 +97,7 @@ def setup(device: str | None = None, allow_unpinned: bool = False, dtype: str | 
     # caplib's own bars are plain tqdm (and off in chapters), so nothing here needs the widget
     warnings.filterwarnings("ignore", message="IProgress not found")
     warnings.simplefilter("ignore", data.DroppedRowsWarning)  # said once, in chapter 2's text
+    logging.getLogger("caplib.nli").setLevel(logging.ERROR)  # truncated pairs: in the summary (SplitScores.notes)
     pd.set_option("display.max_colwidth", None)  # a table shows a cell's whole text, never cut after 50 characters
     runtime = Runtime(device=device, dtype=dtype, allow_unpinned=allow_unpinned, progress=False,
                       nli_backend=nli_backend or "torch")
@@ -303,8 +305,11 @@ class SplitScores:
 
     @property
     def notes(self) -> str:
-        """Markdown, one paragraph per skipped metric with its reason (empty when all ran)."""
-        return "".join(f"\n\n**{metric} skipped**: {reason}" for metric, reason in self.skipped.items()).lstrip()
+        """Markdown, one paragraph per skipped metric with its reason (empty when all ran), and how many NLI pairs
+        were longer than the model's input and truncated (the paper's rule; a page shows this, not a log line)."""
+        cut = 0 if self.scored is None else int(self.scored.metrics.get("cap", {}).get("truncated_pairs", 0))
+        return ("".join(f"\n\n**{metric} skipped**: {reason}" for metric, reason in self.skipped.items())
+                + (f"\n\n{cut:,} NLI pair(s) exceed the model's max_length and were truncated." if cut else "")).lstrip()
 
     @property
     def summary(self) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import warnings
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -15,7 +16,7 @@ from caplib import book
 from caplib.cap import COMPONENT_COLUMNS, cap
 from caplib.profiles import load_profile
 from caplib.runtime import Runtime
-from caplib.scoring import score_frame
+from caplib.scoring import ScoredFrame, score_frame
 from caplib.statements import TemplateStatementGenerator
 from caplib.taxonomy import LABELS
 
@@ -115,6 +116,15 @@ def test_score_rows_summary_says_when_rows_were_cut_or_had_no_split():
     assert scores.caution.endswith("no comparison with the paper is drawn from them.")
     unlabelled = book.score_rows(ROWS.drop(columns="label_semantic"), "offline", ["em"], runtime=NO_CACHE)
     assert unlabelled.class_counts == {} and unlabelled.summary == "**4 rows**. Scored: em."
+
+
+def test_the_summary_says_how_many_nli_pairs_were_truncated():
+    scores = book.score_rows(ROWS, "offline", ["em"], runtime=NO_CACHE)
+    scored = ScoredFrame(scores.scored.frame, {**scores.scored.metrics, "cap": {
+        "status": "scored", "signature": None, "truncated_pairs": 3}})
+    truncated = replace(scores, scored=scored)
+    assert truncated.notes == "3 NLI pair(s) exceed the model's max_length and were truncated."
+    assert truncated.summary.endswith(truncated.notes) and "truncated" not in scores.summary
 
 
 def test_score_split_selects_the_split_of_the_bundled_sample():
