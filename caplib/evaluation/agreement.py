@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 from sklearn.metrics import cohen_kappa_score, f1_score
 
-from caplib.evaluation.measures import labels_array
+from caplib.evaluation.measures import blank_labels, labels_array
 from caplib.taxonomy import LABELS
 
 __all__ = ["agreement", "classification_scores", "kappa_weights"]
@@ -66,10 +66,7 @@ def agreement(labels_a: Sequence[str | None], labels_b: Sequence[str | None]) ->
     if len(a) != len(b):
         raise ValueError(f"labelings differ in length: {len(a)} vs {len(b)}")
 
-    def blank(series: pd.Series) -> pd.Series:
-        return series.isna() | (series.astype(str).str.strip() == "")
-
-    keep = ~(blank(a) | blank(b))
+    keep = ~(blank_labels(a) | blank_labels(b))
     if keep.sum() < 2:
         raise ValueError(f"agreement needs at least two rows labelled on both sides; {int(keep.sum())} found")
     a = labels_array(a[keep].to_numpy(), name="labels_a")

@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from caplib.evaluation.measures import class_means, pairwise_accuracy, rank_correlation
+from caplib.evaluation.measures import blank_labels, class_means, pairwise_accuracy, rank_correlation
 from caplib.evaluation.tables import protocol_tables
 from caplib.taxonomy import LABELS
 
@@ -130,8 +130,7 @@ def by_label_source(scores: Mapping[str, Sequence[float] | np.ndarray],
         ValueError: fewer than two rows labelled by every source, or lengths that differ.
     """
     frame = pd.DataFrame({f"source:{name}": list(labels) for name, labels in sources.items()})
-    blank = frame.isna() | frame.apply(lambda column: column.astype(str).str.strip().eq(""))
-    keep = ~blank.any(axis=1).to_numpy()
+    keep = ~np.logical_or.reduce([blank_labels(frame[column]) for column in frame.columns])
     if keep.sum() < 2:
         raise ValueError(f"by_label_source needs two or more rows labelled by every source, found {int(keep.sum())}")
     rows = []

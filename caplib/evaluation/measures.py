@@ -51,6 +51,17 @@ def pair_name(higher: str, lower: str) -> str:
 # Input validation
 
 
+def blank_labels(labels: Sequence[str | None] | np.ndarray | pd.Series) -> np.ndarray:
+    """Which labels are missing: None, NaN, or an empty or all-space string (a row a labeling left unlabelled).
+
+    Example:
+        >>> blank_labels(["exact", None, float("nan"), " ", "invalid"]).tolist()
+        [False, True, True, True, False]
+    """
+    series = pd.Series(list(labels), dtype=object)
+    return (series.isna() | series.astype(str).str.strip().eq("")).to_numpy()
+
+
 def labels_array(labels: Sequence[str] | np.ndarray | pd.Series, *, name: str = "labels") -> np.ndarray:
     """Canonical labels as an object array; each distinct spelling is normalized once (fast on 100k rows)."""
     raw = np.asarray(labels, dtype=object)
