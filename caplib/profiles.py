@@ -378,9 +378,9 @@ def on_official_rows(profile: str | os.PathLike[str] | Profile) -> Profile:
         ('offline-official', 'offline-official', 'paper')
     """
     settings = load_profile(profile)
+    if settings.data_dir is not None and settings.scores_file is None:
+        return settings
     official = load_profile(OFFLINE_OFFICIAL)
     if settings.scores_file is not None or settings.source == PROFILE_DIR / "offline.yaml":
         return official
-    if settings.data_dir is None:
-        return replace(settings, name=f"{settings.name}-official", data_dir=official.data_dir)
-    return settings
+    return replace(settings, name=f"{settings.name}-official", data_dir=official.data_dir)

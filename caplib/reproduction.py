@@ -152,9 +152,10 @@ def _label_source_rows(scores: pd.DataFrame, correctness: pd.DataFrame) -> list[
     rows = scores.set_index("row_id").join(manual, how="inner")
     kappas = agreement(rows["label"], rows["label_semantic_manual"])
     values: dict[tuple[str, str], float] = {(key, "score"): kappas[key] for key in ("kappa", "linear", "quadratic")}
-    table = by_label_source({"cap": rows["cap"]}, {"synthetic": rows["label"], "human": rows["label_semantic_manual"]})
+    table = by_label_source({"cap": rows["cap"]}, {"synthetic": rows["label"], "human": rows["label_semantic_manual"]}
+                            ).set_index("source")
     for key, name in (("synthetic", "Synthetic"), ("human", "Annotator")):
-        line = table.set_index("source").loc[key]
+        line = table.loc[key]
         values |= {(key, column): float(line[column]) for column in ("spearman", "kendall", "pairwise_accuracy")}
         values |= {(label, name): float(line[f"mean {label}"]) for label in LABELS
                    if pd.notna(line.get(f"mean {label}"))}
