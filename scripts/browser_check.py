@@ -26,6 +26,7 @@ import json
 import shutil
 import socket
 import subprocess
+import tempfile
 import time
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
@@ -278,7 +279,9 @@ def _check_in_one_browser(pages: list[Path], executable: str, screenshots: Path 
                           shoot: set[str] | None) -> list[dict[str, Any]]:
     """:func:`check_page` of each of ``pages``, one after the other, in one Chromium of their own."""
     port = _free_port()
-    browser = subprocess.Popen([executable, "--headless", "--no-sandbox", "--disable-gpu",
+    # a profile folder of its own: Chromiums sharing the default one hand their pages to the first and exit
+    profile = tempfile.mkdtemp(prefix="caplib-chromium-")
+    browser = subprocess.Popen([executable, "--headless", "--no-sandbox", "--disable-gpu", f"--user-data-dir={profile}",
                                 f"--remote-debugging-port={port}", "about:blank"],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
@@ -298,6 +301,7 @@ def _check_in_one_browser(pages: list[Path], executable: str, screenshots: Path 
     finally:
         browser.terminate()
         browser.wait(timeout=30)
+        shutil.rmtree(profile, ignore_errors=True)
 
 
 def main(argv: list[str] | None = None) -> int:
