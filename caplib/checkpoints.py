@@ -35,6 +35,7 @@ from __future__ import annotations
 import argparse
 import functools
 import hashlib
+import json
 import os
 import sys
 from collections.abc import Iterable, Sequence
@@ -42,18 +43,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from caplib.cache import CACHE_DIR_ENV, default_cache_dir
 
 __all__ = [
     "BUILTIN_OFFLINE_NLI",
+    "BackboneMismatch",
     "OFFLINE_NLI_ENV",
     "OFFLINE_NLI_VERSION",
+    "SHIPPED_OFFLINE_NLI_DIR",
     "Checkpoint",
     "CheckpointNotAvailable",
     "fetch",
     "fetch_command",
     "has_weights",
     "offline_nli_dir",
+    "verify_offline_nli",
     "pick_device",
     "resolve_checkpoint",
     "resolve_dtype",
@@ -64,9 +67,11 @@ __all__ = [
 BUILTIN_OFFLINE_NLI = "builtin:offline-nli"
 #: Version of the offline backbone's recipe; bumped whenever the recipe changes what is trained, so a new recipe
 #: gets a new directory (``caplib.offline_nli.RECIPE_VERSION`` is this value).
-OFFLINE_NLI_VERSION = "3"
+OFFLINE_NLI_VERSION = "4"
 #: Environment variable that overrides :func:`offline_nli_dir`.
 OFFLINE_NLI_ENV = "CAPLIB_OFFLINE_NLI_DIR"
+#: The backbone's weights as shipped with caplib (half precision, SHA-256 in their manifest; issue 32).
+SHIPPED_OFFLINE_NLI_DIR = Path(__file__).resolve().parent / "offline_nli" / "backbone"
 
 # Files a transformers checkpoint needs besides its weights (config, tokenizer), and the weight formats in the
 # order they are preferred: a repository holding both safetensors and .bin weights is fetched once, not twice.
@@ -78,6 +83,10 @@ _DTYPES = {"float32": "float32", "fp32": "float32", "float16": "float16", "fp16"
 
 class CheckpointNotAvailable(RuntimeError):
     """The model files are not on this machine (resolving never downloads: :func:`fetch` does, explicitly)."""
+
+
+class BackboneMismatch(CheckpointNotAvailable):
+    """The offline backbone's ``model.safetensors`` is not the file its manifest records (SHA-256)."""
 
 
 @dataclass(frozen=True)
@@ -170,16 +179,17 @@ def has_weights(path: Path) -> bool:
 
 
 def offline_nli_dir() -> Path:
-    """Where ``builtin:offline-nli`` lives: ``$CAPLIB_OFFLINE_NLI_DIR``, else ``<cache dir>/models/offline-nli-v3``.
+    """Where ``builtin:offline-nli`` lives: ``$CAPLIB_OFFLINE_NLI_DIR``, else the weights shipped in the package
+    (:data:`SHIPPED_OFFLINE_NLI_DIR`, ``caplib/offline_nli/backbone``).
 
     Example:
         >>> offline_nli_dir().name  # doctest: +SKIP
-        'offline-nli-v3'
+        'backbone'
     """
     configured = os.environ.get(OFFLINE_NLI_ENV)
     if configured:
         return Path(configured).expanduser()
-    return default_cache_dir() / "models" / f"offline-nli-v{OFFLINE_NLI_VERSION}"
+    return SHIPPED_OFFLINE_NLI_DIR
 
 
 def _local_checkpoint(model: str, path: Path, transformers_layout: bool) -> Checkpoint:
@@ -207,17 +217,44 @@ def _builtin_checkpoint(name: str) -> Checkpoint:
         raise ValueError(f"unknown builtin model {name!r}; the only builtin model is {BUILTIN_OFFLINE_NLI!r}")
     path = offline_nli_dir()
     if not (path / "config.json").is_file():
-        moved = ""
-        if os.environ.get(CACHE_DIR_ENV) and not os.environ.get(OFFLINE_NLI_ENV):  # say so: it is easily missed
-            usual = default_cache_dir(environment=False) / "models" / path.name
-            moved = (f"; ${CACHE_DIR_ENV} moves the backbone along with the cache" + (
-                f", and one is built in {usual}: set {OFFLINE_NLI_ENV}={usual} to use it" if
-                (usual / "config.json").is_file() else ""))
         raise CheckpointNotAvailable(
-            f"offline NLI backbone not built yet: run `make book` or `python -m caplib.offline_nli train` "
-            f"(needed by model {BUILTIN_OFFLINE_NLI!r}, the NLI model of the offline profile); expected it in "
-            f"{path}{moved}")
+            f"no offline NLI backbone in {path} (needed by model {BUILTIN_OFFLINE_NLI!r}, the NLI model of the offline "
+            f"profile): " + (f"${OFFLINE_NLI_ENV} names it; build one there with `python -m caplib.offline_nli build "
+                             f"--output {path}`, or unset it to use the shipped weights"
+                             if os.environ.get(OFFLINE_NLI_ENV) else
+                             "the shipped weights are missing from this copy of caplib; reinstall it from the "
+                             "repository"))
+    if (path / "manifest.json").is_file():
+        verify_offline_nli(path, required=False)
     return _local_checkpoint(BUILTIN_OFFLINE_NLI, path, transformers_layout=True)
+
+
+def verify_offline_nli(path: Path | str, required: bool = True) -> Path:
+    """``path`` after checking that its ``model.safetensors`` has the SHA-256 that its manifest's ``shipped``
+    section records (``caplib.offline_nli.ship`` writes it); every load of ``builtin:offline-nli`` runs this.
+    Raises :class:`BackboneMismatch` where the hashes differ, or, when ``required``, where nothing is recorded (a
+    model directory without a manifest, e.g. one built by hand, is accepted when not ``required``).
+
+    Example:
+        >>> verify_offline_nli(SHIPPED_OFFLINE_NLI_DIR).name  # doctest: +SKIP
+        'backbone'
+    """
+    path = Path(path)
+    try:
+        recorded = json.loads((path / "manifest.json").read_text(encoding="utf-8"))["shipped"]["weights_sha256"]
+    except (OSError, ValueError, KeyError) as error:
+        if not required:
+            return path
+        raise BackboneMismatch(f"{path} has no shipped backbone's manifest ({error!r}); write one with "
+                               f"`python -m caplib.offline_nli build --output {path}`") from None
+    weights = path / "model.safetensors"
+    actual = sha256_of([weights]) if weights.is_file() else "missing"
+    if actual != recorded:
+        raise BackboneMismatch(f"{weights}: SHA-256 {actual[:12]}, but its manifest records {recorded[:12]}: the "
+                               f"file is damaged or was replaced (a Git LFS pointer or an interrupted copy?); "
+                               f"restore it from the repository, or rebuild it with "
+                               f"`python -m caplib.offline_nli build --output {path}`")
+    return path
 
 
 def fetch_command(model: str, revision: str | None) -> str:

@@ -156,9 +156,13 @@ def prepare_profile(args: argparse.Namespace) -> Profile:
     except ValueError as error:
         raise SystemExit(f"[book] {error}") from None
     if profile.nli_model == BUILTIN_OFFLINE_NLI:
+        from caplib.checkpoints import CheckpointNotAvailable
         from caplib.offline_nli import ensure_backbone
 
-        ensure_backbone()  # trains once (progress bar), then reuses the cached artifact
+        try:
+            ensure_backbone()  # the shipped weights, checked against their manifest (nothing is trained)
+        except CheckpointNotAvailable as error:
+            raise SystemExit(f"[book] {error}") from None
     fetch = f"caplib fetch --profile {args.profile}"
     if profile.lock is not None:
         try:

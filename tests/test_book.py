@@ -251,7 +251,7 @@ def test_cap_scorer_and_its_statement_generator(profile, monkeypatch, tmp_path):
     assert book.statement_generator(None, "no NLI model") == (None, "no NLI model")
     monkeypatch.setenv("CAPLIB_OFFLINE_NLI_DIR", str(tmp_path / "missing"))  # caplib.offline_nli.artifact_dir()
     scorer, missing = book.cap_scorer("offline", NO_CACHE)
-    assert scorer is None and "offline NLI backbone not built yet" in missing
+    assert scorer is None and "no offline NLI backbone in" in missing
 
 
 def test_with_shortcut_adds_a_metric_or_records_why_not():

@@ -280,7 +280,7 @@ def test_paper_profile_refuses_unpinned_hub_model(tmp_path):
 
 def test_offline_profile_without_backbone(monkeypatch, tmp_path):
     monkeypatch.setenv("CAPLIB_OFFLINE_NLI_DIR", str(tmp_path / "missing"))  # caplib.offline_nli.artifact_dir()
-    with pytest.raises(CheckpointNotAvailable, match="offline NLI backbone not built yet"):
+    with pytest.raises(CheckpointNotAvailable, match="no offline NLI backbone in"):
         CAPScorer.from_profile("offline")
 
 

@@ -112,7 +112,7 @@ def test_a_comet_checkpoint_file_is_hashed_with_its_hparams(tmp_path):
 def test_the_builtin_backbone_lives_where_the_environment_says(tmp_path, monkeypatch):
     monkeypatch.setenv("CAPLIB_OFFLINE_NLI_DIR", str(tmp_path / "backbone"))
     assert offline_nli_dir() == tmp_path / "backbone"
-    with pytest.raises(CheckpointNotAvailable, match="offline NLI backbone not built yet"):
+    with pytest.raises(CheckpointNotAvailable, match=r"no offline NLI backbone in .*python -m caplib.offline_nli build --output"):
         resolve_checkpoint(BUILTIN_OFFLINE_NLI)
     _model_dir(tmp_path / "backbone")
     assert resolve_checkpoint(BUILTIN_OFFLINE_NLI).identity.startswith(f"{BUILTIN_OFFLINE_NLI}#sha256:")
@@ -120,20 +120,15 @@ def test_the_builtin_backbone_lives_where_the_environment_says(tmp_path, monkeyp
         resolve_checkpoint("builtin:nothing")
 
 
-def test_a_moved_cache_directory_says_it_moved_the_backbone_too(tmp_path, monkeypatch):
-    """Issue 34, smaller: $CAPLIB_CACHE_DIR silently moved the offline backbone too (score then failed, status 3)."""
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+def test_a_moved_cache_directory_leaves_the_shipped_backbone_where_it_is(tmp_path, monkeypatch):
+    """Issue 34 had $CAPLIB_CACHE_DIR silently move the trained backbone; since issue 32 the weights ship with caplib
+    and a cache directory of its own changes nothing about them."""
+    from caplib.checkpoints import SHIPPED_OFFLINE_NLI_DIR
+
     monkeypatch.delenv("CAPLIB_OFFLINE_NLI_DIR", raising=False)
     monkeypatch.setenv("CAPLIB_CACHE_DIR", str(tmp_path / "elsewhere"))
-    built = tmp_path / "home" / ".cache" / "caplib" / "models" / offline_nli_dir().name
-    with pytest.raises(CheckpointNotAvailable, match=r"\$CAPLIB_CACHE_DIR moves the backbone along with the cache$"):
-        resolve_checkpoint(BUILTIN_OFFLINE_NLI)
-    _model_dir(built)
-    with pytest.raises(CheckpointNotAvailable, match=rf"and one is built in {built}: set CAPLIB_OFFLINE_NLI_DIR="
-                                                     rf"{built} to use it"):
-        resolve_checkpoint(BUILTIN_OFFLINE_NLI)
-    monkeypatch.setenv("CAPLIB_OFFLINE_NLI_DIR", str(built))
-    assert resolve_checkpoint(BUILTIN_OFFLINE_NLI).identity.startswith(f"{BUILTIN_OFFLINE_NLI}#sha256:")
+    assert offline_nli_dir() == SHIPPED_OFFLINE_NLI_DIR
+    assert resolve_checkpoint(BUILTIN_OFFLINE_NLI).path == SHIPPED_OFFLINE_NLI_DIR.resolve()
 
 
 def test_device_and_dtype():

@@ -280,7 +280,7 @@ def test_missing_local_directory(tmp_path):
 
 def test_builtin_offline_backbone(checkpoint, tmp_path, monkeypatch):
     monkeypatch.setenv("CAPLIB_OFFLINE_NLI_DIR", str(tmp_path / "not-built"))  # caplib.offline_nli.artifact_dir()
-    with pytest.raises(CheckpointNotAvailable, match=r"offline NLI backbone not built yet: run `make book`"):
+    with pytest.raises(CheckpointNotAvailable, match=r"no offline NLI backbone in .*: \$CAPLIB_OFFLINE_NLI_DIR names it; build one there"):
         resolve_checkpoint(BUILTIN_OFFLINE_NLI)
     monkeypatch.setenv("CAPLIB_OFFLINE_NLI_DIR", str(checkpoint))
     resolved = resolve_checkpoint(BUILTIN_OFFLINE_NLI)

