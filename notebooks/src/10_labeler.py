@@ -275,9 +275,9 @@ if available:
 # `caplib score --profile offline --classify profile` labels answers with `caplib/profiles/offline.calibration.json`:
 # a component model fitted on the bundled sample's validation split (no test row), its file naming the backbone it
 # was fitted for. It is this chapter's component model when the chapter runs with its defaults, and it is refused
-# for scores of any other backbone (`CalibrationMismatch`). On a machine whose backbone came out with other float
-# bits, the same model is fitted once on the same rows with that backbone and kept in the cache
-# (`calibration.for_this_backbone`): the calibration is rebuilt with the backbone.
+# for scores of any other backbone (`CalibrationMismatch`). The backbone's weights ship with caplib, so the file
+# applies on every machine; with another backbone (one rebuilt from the recipe, or named by `$CAPLIB_OFFLINE_NLI_DIR`)
+# the same model is fitted once on the same rows with it and kept in the cache (`calibration.for_this_backbone`).
 
 # %%
 if available and component is not None and profile == "offline":
