@@ -78,8 +78,9 @@ shift of the chosen model's outputs (log-prior offsets of -1 to +1 on neutral an
 spans validation Spearman 0.40-0.50: the gap to the paper's bands is the encoder's discrimination, not calibration.
 
 Version 4 (issue 32) is version 3 with the leakage guard extended to the official release's 7,547 test questions:
-472 of the 6,860 QA items the pairs are derived from, and 337 of the 2,240 authored premises (those stating such an
-item), near-duplicated one and were in version 3's training data. Without them (27,966 training pairs; training
+561 of the QA items the pairs are derived from (472 of them on the training side; ARC-Easy 431, MMLU 124,
+OpenBookQA 6), and 337 of the 2,240 authored premises (those stating such an item), near-duplicated one and were in
+version 3's data. Without them (27,966 training pairs; training
 759 s on 2 cores), figures on validation rows only (Spearman / pairwise accuracy / violations; class means x100
 exact, equivalent, invalid, contradictory; per-row Spearman with the released CAP): the official validation split
 (1,000 rows) 0.399 / 0.671 / 5; 90.5, 66.5, 41.0, 45.4; 0.636 (version 3, half precision: 0.408 / 0.678 / 5; 93.0,
