@@ -95,7 +95,9 @@ def test_score_writes_columns_and_signatures(profile, tmp_path, capsys):
         assert column in frame.columns, column
     assert "comet" not in frame.columns  # no offline COMET: skipped, never faked
     # CAP scored the given statements, gold statement (premise) first; one batch at a time gives the same numbers
-    direct = CAPScorer(nli_model=load_profile(profile).nli_model, runtime=Runtime(cache=False, progress=False, cpu_workers=1))
+    settings = load_profile(profile)
+    direct = CAPScorer(nli_model=settings.nli_model, batch_size=settings.batch_size,
+                       runtime=Runtime(cache=False, progress=False, cpu_workers=1))
     np.testing.assert_allclose(frame.cap, direct.score(frame.premise, frame.hypothesis), atol=1e-6)
     assert frame.em.tolist() == [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]
     sidecar = json.loads((tmp_path / "out.csv.signature.json").read_text())
