@@ -30,7 +30,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     default_output = default_cache_dir() / "models" / f"offline-nli-v{RECIPE_VERSION}"
     build_cmd = commands.add_parser(
         "build", help="train the backbone from the recipe and write it as caplib ships it (half precision, SHA-256 and "
-                      "probe probabilities in its manifest); about 8 minutes on a quiet 2-core machine, 50 on a busy one")
+                      "probe probabilities in its manifest); about 16 minutes on 2 cores")
     build_cmd.add_argument("--output", type=Path, default=default_output,
                            help=f"where to write it (default {default_output}; use it with CAPLIB_OFFLINE_NLI_DIR, or "
                                 f"give caplib/offline_nli/backbone to replace the shipped weights)")
