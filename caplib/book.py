@@ -366,7 +366,7 @@ class SplitScores:
                              f"the paper: {PAPER_TEST_ROWS:,} generated rows)")
         nli = fields.get("cap", {}).get("nli", "")
         if nli and "nli-deberta-v3-large" not in nli:
-            backbone = "the offline MiniLM cross-encoder trained here" if "offline-nli" in nli else nli
+            backbone = "the offline MiniLM cross-encoder trained for this book" if "offline-nli" in nli else nli
             found["cap"] = f"CAP's NLI backbone ({backbone}, not DeBERTa-v3-large)"
         encoder = fields.get("bertscore", {}).get("model", "")
         if encoder and "roberta-large" not in encoder:

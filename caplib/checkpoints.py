@@ -5,8 +5,8 @@ encoders, the offline NLI backbone) is *resolved* here first and loaded later by
 
 * a local directory written by ``save_pretrained`` (or, for COMET, a ``.ckpt`` file);
 * a Hugging Face Hub id with a revision (a commit hash or an explicit branch name);
-* a ``builtin:`` name: ``builtin:offline-nli``, the offline profile's backbone trained here by
-  :mod:`caplib.offline_nli` into :func:`offline_nli_dir`.
+* a ``builtin:`` name: ``builtin:offline-nli``, the offline profile's backbone trained by :mod:`caplib.offline_nli`,
+  whose weights ship in :func:`offline_nli_dir`.
 
 **Offline policy (one for every model).** Resolving never downloads: a Hub id is looked up in the local
 Hugging Face cache only, so nothing waits on the network, and a checkpoint that is not there raises

@@ -231,7 +231,8 @@ if has_cap:
     gap = beside["difference"].reindex(LABELS).dropna()
     squeezed = gap.get("exact", 0) < 0 < gap.get("contradictory", 0)
     why = ("the paper scores its own 7,827 rows with DeBERTa-v3-large trained on SNLI/MNLI/FEVER/ANLI; this "
-           "profile scores the bundled sample with a MiniLM cross-encoder trained here on an authored NLI corpus"
+           "profile scores the bundled sample with a MiniLM cross-encoder trained for this book on an authored NLI "
+           "corpus"
            if profile == "offline" else
            "these are the authors' own per-row scores; Tab. 17's synthetic column is computed on the 1,638 rows "
            "that also have a manual label, not on this split, which the appendix re-derives row for row"

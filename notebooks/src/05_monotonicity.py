@@ -278,7 +278,7 @@ if "cap" in run and not scores.caution:
 # surface overlap: `overinclusive_invalid` copies the gold and adds a false extra, so it overlaps the gold as much as
 # `overinclusive_valid` does and more than an `equivalent` rewording. **Why numbers differ.** The offline profile
 # changes the data (about a hundred test questions × 8 authored candidates instead of 7,827 rows), CAP's NLI model
-# (a small cross-encoder trained here instead of `nli-deberta-v3-large`), BERTScore's encoder, and has no COMET.
+# (a small cross-encoder trained for this book, not `nli-deberta-v3-large`), BERTScore's encoder, and has no COMET.
 # With about a hundred rows per class, a class mean moves by a few points between samples, so a pair whose means
 # differ by less than that may flip either way: the violation matrix shows the margin of every pair, and the
 # sentence below gives each disputed pair's margin with its standard error.

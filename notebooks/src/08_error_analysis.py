@@ -228,7 +228,7 @@ if data_path is None and settings.name == "offline":
                          "question, second labels from a blind LLM pass) instead of the paper's data and its "
                          "two human annotators")
 if settings.nli_model == BUILTIN_OFFLINE_NLI:
-    level_reasons.append("CAP's NLI backbone is the MiniLM cross-encoder trained here instead of "
+    level_reasons.append("CAP's NLI backbone is the MiniLM cross-encoder trained for this book instead of "
                          "DeBERTa-v3-large")
 level_said = []  # the reasons are spelled out beside the first paper-vs-run table of parts 2-3, then cited
 
