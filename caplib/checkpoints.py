@@ -224,8 +224,7 @@ def _builtin_checkpoint(name: str) -> Checkpoint:
                              if os.environ.get(OFFLINE_NLI_ENV) else
                              "the shipped weights are missing from this copy of caplib; reinstall it from the "
                              "repository"))
-    if (path / "manifest.json").is_file():
-        verify_offline_nli(path, required=False)
+    verify_offline_nli(path, required=False)
     return _local_checkpoint(BUILTIN_OFFLINE_NLI, path, transformers_layout=True)
 
 

@@ -246,17 +246,18 @@ def ship(built: Path | str, output: Path | str, probes: int = PROBE_PAIRS,
     AutoTokenizer.from_pretrained(built, local_files_only=True).save_pretrained(output)
     if built.resolve() != output.resolve():
         shutil.copyfile(built / HELDOUT_FILE, output / HELDOUT_FILE)
-    heldout = read_pairs(output / HELDOUT_FILE)[:probes]
+    heldout = read_pairs(output / HELDOUT_FILE)
+    probed = heldout[:probes]
     scorer = NLIScorer(output, runtime=Runtime(device="cpu", cache=False, progress=False))
-    probe_probs = scorer.predict([p.premise for p in heldout], [p.hypothesis for p in heldout])
+    probe_probs = scorer.predict([p.premise for p in probed], [p.hypothesis for p in probed])
     manifest["evaluation_float32"] = manifest.get("evaluation_float32", manifest["evaluation"])
-    manifest["evaluation"] = evaluate(output, checks=checks, progress=progress)
+    manifest["evaluation"] = evaluate(output, heldout, checks, progress=progress)
     manifest["shipped"] = {
         "dtype": "float16",
         "weights_sha256": sha256_of([output / WEIGHTS_FILE]),
         "weights_bytes": (output / WEIGHTS_FILE).stat().st_size,
         "probes": [{"premise": p.premise, "hypothesis": p.hypothesis,
-                    "probabilities": [round(float(x), 6) for x in row]} for p, row in zip(heldout, probe_probs)],
+                    "probabilities": [round(float(x), 6) for x in row]} for p, row in zip(probed, probe_probs)],
     }
     (output / MANIFEST_FILE).write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return manifest

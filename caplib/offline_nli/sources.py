@@ -248,11 +248,11 @@ def load_authored_pairs(directory: Path | str = CORPUS_DIR) -> tuple[list[NLIPai
             {"pairs": len(pairs), "pairs_kept": len(kept), "hypotheses_disputed": len(disputed)})
 
 
-def load_reserved_questions(root: Path | None = None, official: Path | None = None) -> list[str]:
+def load_reserved_questions(root: Path | None = None) -> list[str]:
     """Questions reserved for evaluation: the test splits of ARC-Challenge, ARC-Easy, OpenBookQA and MMLU (every
     subject; read by :func:`caplib.packaged_data.load_test_items`, the reader the bundled sample is drawn with) and,
-    since recipe version 4, the test split of the official CAP-Correctness release (``official``, default the
-    ``offline-official`` profile's data directory): 561 of the recipe's QA items near-duplicate one of those
+    since recipe version 4, the test split of the official CAP-Correctness release (the ``offline-official``
+    profile's data directory): 561 of the recipe's QA items near-duplicate one of those
     (ARC-Easy 431, MMLU 124, OpenBookQA 6) and no test split does.
 
     Raises:
@@ -260,11 +260,7 @@ def load_reserved_questions(root: Path | None = None, official: Path | None = No
     """
     from caplib.datasets import load_dataset
 
-    if official is None:
-        rows = load_dataset("cap_correctness", "offline-official")
-    else:
-        rows = load_dataset("cap_correctness", path=official / "CAP-Correctness.csv",
-                            splits=official / "CAP-Correctness-splits.csv")
+    rows = load_dataset("cap_correctness", "offline-official")
     official_test = rows.loc[rows["split"] == "test", "question"].unique().tolist()
     return load_test_items(root)["question"].tolist() + official_test
 
