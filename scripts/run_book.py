@@ -114,11 +114,12 @@ def _code_hashes(directory: Path) -> dict[str, str]:
     return {name: digest for name, digest in directory_hashes(directory).items() if "__pycache__" not in name}
 
 
-def inputs_hash(notebook: Path, parameters: dict, profile: Profile) -> str:
+def inputs_hash(notebook: Path, parameters: dict, profile: Profile, chapters_dir: Path | None = None) -> str:
     """SHA-256 of everything a chapter's output depends on: its notebook, its parameters, caplib's code and package
     data (profiles and locks included), the project's data files, the profile's data and model directories, the
-    NLI checkpoint's content, the pinned dependencies, this runner's code and, for a chapter that reads the others' numbers
-    (``chapters_dir``), those numbers."""
+    NLI checkpoint's content, the pinned dependencies, this runner's code and, for a chapter that reads the numbers
+    of the chapters before it (its ``chapters_dir`` parameter), those numbers as they are in ``chapters_dir``
+    (default: the book's output folder)."""
     from caplib.checkpoints import CheckpointNotAvailable, resolve_checkpoint
 
     try:
@@ -134,9 +135,15 @@ def inputs_hash(notebook: Path, parameters: dict, profile: Profile) -> str:
         "runner": sha256_of([Path(__file__)]),  # how chapters are executed and folded
     }
     if "chapters_dir" in papermill.inspect_notebook(str(notebook)):
-        parts["numbers"] = {path.name: sha256_of([path]) for path in sorted(OUTPUT.glob("*.numbers.json"))
-                            if path.name.split(".")[0] != notebook.stem}
+        numbers = sorted((chapters_dir or OUTPUT).glob("*.numbers.json"))
+        parts["numbers"] = {path.name: sha256_of([path]) for path in numbers if path.name.split(".")[0] < notebook.stem}
     return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode("utf-8")).hexdigest()
+
+
+def declared_parameters(notebook: Path, parameters: dict) -> dict:
+    """The items of ``parameters`` that ``notebook`` declares (each chapter is passed only those)."""
+    declared = papermill.inspect_notebook(str(notebook))
+    return {name: value for name, value in parameters.items() if name in declared}
 
 
 def up_to_date(notebook: Path, key: str, runs: dict[str, str]) -> bool:
@@ -218,8 +225,7 @@ def main(argv: list[str] | None = None) -> int:
     total = time.perf_counter()
     runs = json.loads(RUNS.read_text(encoding="utf-8")) if RUNS.is_file() else {}
     for notebook in chapters(args.only):
-        declared = papermill.inspect_notebook(str(notebook))  # pass each chapter only the parameters it declares
-        given = {k: v for k, v in parameters.items() if k in declared}
+        given = declared_parameters(notebook, parameters)
         key = inputs_hash(notebook, given, profile)
         if not args.force and up_to_date(notebook, key, runs):
             print(f"[book] {notebook.name}: inputs unchanged since its last run, not re-executed", flush=True)

@@ -48,6 +48,9 @@ def test_a_chapter_runs_again_when_its_inputs_or_outputs_change(runner, tmp_path
     (tmp_path / "05_monotonicity.numbers.json").write_text("{}")  # other numbers that 09 reads appear
     run_book.main(only)
     assert executed[3:] == ["09_reported_numbers"]
+    (tmp_path / "10_labeler.numbers.json").write_text("{}")  # a later chapter's numbers, which 09 does not read
+    run_book.main(only)
+    assert executed[4:] == []
     mine = tmp_path / "mine.yaml"  # another profile (the offline one under another name)
     mine.write_text((run_book.ROOT / "caplib" / "profiles" / "offline.yaml").read_text().replace("name: offline",
                                                                                                  "name: mine"))
