@@ -21,7 +21,7 @@ import pytest
 from scipy import stats
 
 from caplib.taxonomy import SEVERITY
-from tests.book_run import CHAPTERS, PARAMETERS
+from tests.book_run import CHAPTERS, PARAMETERS, reuse_make_book
 from tests.scripts import load_script
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -32,19 +32,22 @@ ROWS = PARAMETERS["11_official_rows"]["row_limit"]  # Chapter 11's rows here
 pytestmark = pytest.mark.slow
 
 
-def start_book(out: Path, environment: dict[str, str]) -> subprocess.Popen:
-    """All chapters executed in order into ``out`` (:mod:`tests.book_run`), in a process of their own with
-    ``environment`` added to this one's (papermill's kernels inherit it)."""
+def start_book(out: Path, environment: dict[str, str | None], chapters: list[Path] = CHAPTERS) -> subprocess.Popen:
+    """``chapters`` executed in order into ``out`` (:mod:`tests.book_run`), in a process of their own with
+    ``environment`` added to this one's (a None value removes that variable; papermill's kernels inherit it)."""
+    env = {name: value for name, value in (os.environ | environment).items() if value is not None}
     with open(out.with_name(f"{out.name}.log"), "w") as log:  # a file: a full pipe would stall the run
-        return subprocess.Popen([sys.executable, "-m", "tests.book_run", str(out)], cwd=ROOT,
-                                env=os.environ | environment, stdout=log, stderr=subprocess.STDOUT)
+        return subprocess.Popen([sys.executable, "-m", "tests.book_run", str(out), *(path.stem for path in chapters)],
+                                cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
 
 
-def finish_book(process: subprocess.Popen, out: Path) -> dict[str, bytes]:
-    """Wait for a :func:`start_book` run; return {file name: bytes} of every ``*.numbers.json`` it wrote."""
-    process.wait()
-    log = out.with_name(f"{out.name}.log").read_text(errors="replace")
-    assert process.returncode == 0, f"a chapter failed in {out}:\n{log[-5000:]}"
+def finish_book(process: subprocess.Popen | None, out: Path) -> dict[str, bytes]:
+    """Wait for a :func:`start_book` run (None: nothing was left to run); return {file name: bytes} of every
+    ``*.numbers.json`` in ``out``, after checking that no chapter there wrote to stderr."""
+    if process is not None:
+        process.wait()
+        log = out.with_name(f"{out.name}.log").read_text(errors="replace")
+        assert process.returncode == 0, f"a chapter failed in {out}:\n{log[-5000:]}"
     stderr = [f"{path.name} cell {index}: {''.join(output['text'])[:200]}"
               for path in sorted(out.glob("*.ipynb"))
               for index, cell in enumerate(json.loads(path.read_text())["cells"])
@@ -53,22 +56,28 @@ def finish_book(process: subprocess.Popen, out: Path) -> dict[str, bytes]:
     return {path.name: path.read_bytes() for path in sorted(out.glob("*.numbers.json"))}
 
 
-def empty_cache(tmp_path_factory) -> dict[str, str]:
+def empty_cache(tmp_path_factory) -> dict[str, str | None]:
     """An empty score cache (the offline backbone ships with caplib, so it is not in there)."""
     return {"CAPLIB_CACHE_DIR": str(tmp_path_factory.mktemp("empty-cache"))}
 
 
 @pytest.fixture(scope="session")
 def both_runs(tmp_path_factory) -> tuple[tuple[Path, dict[str, bytes]], dict[str, bytes]]:
-    """The book run twice at once, each from an empty cache of its own: the first with torch's default threads, the
-    second with one torch thread (so one NLI worker instead of one per core). Returns ((the first run's folder of
-    executed notebooks, {numbers file name: bytes}), the second run's {numbers file name: bytes})."""
+    """Every chapter run twice. The first run, which the other tests read, executes every chapter here from an empty
+    cache with one torch thread (so one NLI worker instead of one per core). The second is ``make book``'s, for each
+    chapter it last executed from exactly the inputs the first run had (:func:`tests.book_run.reuse_make_book`: so
+    after ``make book`` a contributor's ``make test`` does not execute the book twice), and executed here for the
+    others, at the same time as the first, from another empty cache with torch's default threads. Returns ((the
+    first run's folder of executed notebooks, {numbers file name: bytes}), the second run's {numbers file name:
+    bytes})."""
     from caplib.offline_nli import ensure_backbone
 
     ensure_backbone()  # the shipped weights, checked against their manifest
     out, again = tmp_path_factory.mktemp("book"), tmp_path_factory.mktemp("book-again")
-    first = start_book(out, empty_cache(tmp_path_factory))
-    second = start_book(again, {**empty_cache(tmp_path_factory), "OMP_NUM_THREADS": "1"})
+    first = start_book(out, {**empty_cache(tmp_path_factory), "OMP_NUM_THREADS": "1"})
+    left = reuse_make_book(again)
+    default_threads = {"OMP_NUM_THREADS": None}
+    second = start_book(again, empty_cache(tmp_path_factory) | default_threads, left) if left else None
     return (out, finish_book(first, out)), finish_book(second, again)
 
 
@@ -90,14 +99,15 @@ def book(book_files):
     return {name.split(".")[0]: json.loads(data) for name, data in book_files.items()}
 
 
-def test_two_runs_from_empty_caches_record_byte_identical_numbers(both_runs):
-    """Issue 15: the book's numbers depend on nothing but the data and the settings. The second run starts from
-    another empty cache with one torch thread (so one NLI worker instead of one per core)."""
+def test_two_runs_record_byte_identical_numbers(both_runs):
+    """Issue 15: the book's numbers depend on nothing but the data and the settings: not on the cache (the first
+    run starts from an empty one, ``make book``'s from whatever the machine's cache holds, the rest of the second
+    from another empty one), nor on torch's threads and the NLI workers they give."""
     (_, book_files), again = both_runs
     assert sorted(again) == sorted(book_files) and len(again) == len(CHAPTERS)
     differing = {name: differences(json.loads(book_files[name]), json.loads(again[name]))
                  for name in book_files if again[name] != book_files[name]}
-    assert not differing, f"numbers differ between two runs from empty caches: {differing}"
+    assert not differing, f"numbers differ between two runs: {differing}"
 
 
 def differences(first, second, path: str = "") -> list[str]:
