@@ -12,6 +12,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import gzip
 import os
 import re
@@ -64,15 +65,32 @@ def lexnames_from_man_page(man_page: Path = DEBIAN_LEXNAMES_MAN_PAGE) -> str:
     return "".join(f"{number}\t{pos}.{name}\t{_CATEGORY[pos]}\n" for number, pos, name in rows)
 
 
+@functools.cache
 def wordnet_reader() -> Any:
-    """nltk's WordNet reader, loaded.
+    """nltk's WordNet reader, loaded once per process (``wordnet_reader.cache_clear()`` forgets it).
+
+    It is the reader ``nltk.corpus.wordnet`` gives, less one step of its loading: nltk (3.9, 3.10) maps WordNet 3.0
+    onto the loaded WordNet for the Open Multilingual Wordnet on every load, even when the loaded one is 3.0 (it
+    compares the version, "3.0", with the corpus name, "wordnet"). That map takes 3 of the 5 s a load takes here,
+    and only the multilingual lookups read it; METEOR reads English synsets and lemmas, identical either way.
 
     Raises:
         WordNetMissing: nltk cannot load it; the message says how to install it.
+
+    Example:
+        >>> wordnet_reader().synset("car.n.01").lemma_names()[:2]  # WordNet 3.0, which `make` provisions
+        ['car', 'auto']
     """
     import nltk
-    from nltk.corpus import wordnet
+    from nltk.corpus.reader import CorpusReader, WordNetCorpusReader
+    from nltk.corpus.util import LazyCorpusLoader
 
+    class EnglishWordNet(WordNetCorpusReader):
+        def map_wn(self, version: str = "wordnet") -> None:  # called in __init__ only, for the map above
+            return None
+
+    wordnet = LazyCorpusLoader("wordnet", EnglishWordNet,
+                               LazyCorpusLoader("omw-2.0", CorpusReader, r".*/wn-data-.*\.tab", encoding="utf8"))
     try:
         wordnet.ensure_loaded()
     except (LookupError, OSError) as error:

@@ -7,12 +7,15 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from caplib.baselines import neural
 from caplib.baselines import METRICS, MetricUnavailable, normalize_answer, score, signature, tokenizer
 from caplib.wordnet import wordnet_loads
 from tests.tiny_metric_models import build_tiny_bert, build_tiny_comet
+
+SAMPLE = Path(__file__).resolve().parents[1] / "data" / "sample" / "cap_correctness.csv"
 
 WORDNET_READY = pytest.mark.skipif(
     not wordnet_loads(), reason="WordNet not provisioned: run `python -m caplib.baselines provision-wordnet`"
@@ -246,17 +249,41 @@ def test_meteor_uses_wordnet_synonyms_offline():
     assert "|tok:nltk-3.9|punkt:" in str(signature("meteor")) and "case:lc" in str(signature("meteor"))  # the paper's
 
 
-def test_meteor_without_wordnet_raises_metric_unavailable(monkeypatch):
-    import nltk.corpus
-    from nltk.corpus.reader import WordNetCorpusReader
-    from nltk.corpus.util import LazyCorpusLoader
+def test_meteor_without_wordnet_raises_metric_unavailable(monkeypatch, tmp_path):
+    import nltk
 
-    missing = LazyCorpusLoader("caplib_no_such_wordnet", WordNetCorpusReader, None)
-    monkeypatch.setattr(nltk.corpus, "wordnet", missing)
-    with pytest.raises(MetricUnavailable) as caught:
-        score("meteor", ["the cat"], ["the cat"])
-    assert "provision-wordnet" in caught.value.reason
-    assert "wordnet:missing" in str(signature("meteor"))
+    from caplib.wordnet import wordnet_reader
+
+    monkeypatch.setattr(nltk.data, "path", [str(tmp_path)])  # no WordNet under any of nltk's data roots
+    wordnet_reader.cache_clear()  # the reader this process loaded before is forgotten...
+    try:
+        with pytest.raises(MetricUnavailable) as caught:
+            score("meteor", ["the cat"], ["the cat"])
+        assert "provision-wordnet" in caught.value.reason
+        assert "wordnet:missing" in str(signature("meteor"))
+    finally:
+        wordnet_reader.cache_clear()  # ...and loaded again by the next test that needs it
+
+
+@WORDNET_READY
+def test_meteor_reads_the_same_wordnet_as_nltk():
+    """caplib's WordNet reader skips nltk's map for the multilingual wordnets (caplib.wordnet.wordnet_reader): the
+    synsets and METEOR scores are nltk's own reader's."""
+    from nltk.corpus import wordnet as nltk_wordnet
+    from nltk.translate.meteor_score import meteor_score
+
+    from caplib.wordnet import wordnet_reader
+
+    ours = wordnet_reader()
+    assert ours is wordnet_reader()  # loaded once
+    rows = pd.read_csv(SAMPLE, dtype=str, keep_default_na=False).head(200)
+    words = sorted({word for text in rows["answer"] for word in text.lower().split()})[:200]
+    assert [[s.name() for s in ours.synsets(w)] for w in words] == \
+           [[s.name() for s in nltk_wordnet.synsets(w)] for w in words]
+    pairs = [([gold.lower().split()], answer.lower().split()) for gold, answer in zip(rows["gold_answer"],
+                                                                                      rows["answer"])]
+    assert [meteor_score(*pair, wordnet=ours) for pair in pairs] == \
+           [meteor_score(*pair, wordnet=nltk_wordnet) for pair in pairs]
 
 
 # --- shared input handling -----------------------------------------------------------------------------------
