@@ -2,8 +2,9 @@
 
 Three kinds of assertions (STYLE.md): structural facts (25 pairs, all classes present, CIs contain their point
 estimates), the paper-consistency checks as the appendix computes them, and regression values of this run with
-stated tolerances (the offline profile is deterministic: seeded sample, seeded backbone training, cached NLI).
-The first run trains the offline NLI backbone once (caplib.offline_nli, minutes); later runs reuse it.
+stated tolerances (the offline profile is deterministic: seeded sample, shipped backbone weights, cached NLI).
+Every chapter is executed once here from an empty cache; after ``make book`` the second run that the determinism test
+compares it with is make book's own (:func:`tests.book_run.reuse_make_book`).
 """
 
 from __future__ import annotations
