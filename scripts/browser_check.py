@@ -216,12 +216,15 @@ async def check_page(url: str, port: int, screenshot: Path | None = None,
     async def load(width: int) -> None:
         await call("Emulation.setDeviceMetricsOverride", width=width, height=1000, deviceScaleFactor=1,
                    mobile=width < 800)
+        # the page shown until now is marked, so that nothing below reads it for the new one: a new document has a
+        # window of its own, without the mark (the tab may show the previous page, or this one at another width)
+        await evaluate("window.caplibLeft = true")
         await call("Page.navigate", url=url)
         # MathJax typesets after load: wait for its startup promise (up to 60 s on a busy machine), then for plotly's
         # figures and the images (up to 20 s more), then a moment for the last layout pass
         for ready, tries in ((MATHJAX_READY, 300), (DRAWN, 100)):
             for _ in range(tries):
-                if await evaluate(ready):
+                if await evaluate(f"!window.caplibLeft && ({ready})"):
                     break
                 await asyncio.sleep(0.2)
         await asyncio.sleep(0.3)
