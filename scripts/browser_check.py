@@ -44,10 +44,6 @@ MATHJAX_READY = ("location.protocol === 'file:' && document.readyState === 'comp
                  "(!document.querySelector('script[src*=\"mathjax\"]') || "
                  "(window.MathJax && MathJax.startup && MathJax.startup.promise ? "
                  "MathJax.startup.promise.then(() => true) : false))")
-# true once every plotly figure of the page is drawn (plotly puts its SVG layers into the figure's div) and every image
-# has loaded
-DRAWN = ("Array.from(document.querySelectorAll('.plotly-graph-div')).every(d => d.querySelector('.main-svg')) && "
-         "Array.from(document.images).every(i => i.complete)")
 COUNT_MATH = ("JSON.stringify({typeset: document.querySelectorAll('mjx-container').length, "
               "raw: (document.body.innerText.match(/\\\\[(\\[]/g) || []).length})")
 FIRST_POINT = ("(() => { const div = document.querySelector('.plotly-graph-div'); if (!div) return null;"
@@ -216,18 +212,13 @@ async def check_page(url: str, port: int, screenshot: Path | None = None,
     async def load(width: int) -> None:
         await call("Emulation.setDeviceMetricsOverride", width=width, height=1000, deviceScaleFactor=1,
                    mobile=width < 800)
-        # the page shown until now is marked, so that nothing below reads it for the new one: a new document has a
-        # window of its own, without the mark (the tab may show the previous page, or this one at another width)
-        await evaluate("window.caplibLeft = true")
         await call("Page.navigate", url=url)
-        # MathJax typesets after load: wait for its startup promise (up to 60 s on a busy machine), then for plotly's
-        # figures and the images (up to 20 s more), then a moment for the last layout pass
-        for ready, tries in ((MATHJAX_READY, 300), (DRAWN, 100)):
-            for _ in range(tries):
-                if await evaluate(f"!window.caplibLeft && ({ready})"):
-                    break
-                await asyncio.sleep(0.2)
-        await asyncio.sleep(0.3)
+        # MathJax typesets after load: wait for its startup promise (up to 60 s on a busy machine), then for plotly
+        for _ in range(120):
+            if await evaluate(MATHJAX_READY):
+                break
+            await asyncio.sleep(0.5)
+        await asyncio.sleep(2)
 
     await call("Network.enable")
     await call("Page.enable")
