@@ -10,7 +10,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 if os.environ.get("PYTEST_XDIST_WORKER"):
     # `make test` runs one pytest-xdist worker per core: each worker, and every process it starts (chapters, CLI
     # runs, the rehearsal's book), computes on one thread. Threads of their own would only contend for the cores the
-    # other workers use (issue 35: the suite took 10.7 min so, 10.3 min with one thread each). Tests of threading
+    # other workers use (issue 35: with the default threads, more CPU time went to contention). Tests of threading
     # set their threads themselves; the notebook tests' second book run takes torch's default threads back.
     os.environ.setdefault("OMP_NUM_THREADS", "1")
 
