@@ -42,7 +42,7 @@ def execute(out: Path, chapters: list[Path] = CHAPTERS) -> None:
 
 def reuse_make_book(out: Path) -> list[Path]:
     """Copy into ``out`` the executed notebook and numbers of every chapter that ``make book`` last executed from
-    exactly the inputs :func:`execute` would give it (``scripts/RUN_BOOK.py``'s inputs hash: notebook, parameters,
+    exactly the inputs :func:`execute` would give it (``scripts/run_book.py``'s inputs hash: notebook, parameters,
     caplib, data, backbone, dependencies, runner, and the numbers of the chapters before it as they are in ``out``).
     Returns the chapters left to execute, in order. A chapter that reads the numbers of the chapters before it is
     left too once one of those is left (its inputs are not known yet)."""
