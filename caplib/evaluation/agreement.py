@@ -17,7 +17,6 @@ from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
-from sklearn.metrics import cohen_kappa_score, f1_score
 
 from caplib.evaluation.measures import blank_labels, labels_array
 from caplib.taxonomy import LABELS
@@ -73,6 +72,8 @@ def agreement(labels_a: Sequence[str | None], labels_b: Sequence[str | None]) ->
     b = labels_array(b[keep].to_numpy(), name="labels_b")
     if len(set(a) | set(b)) < 2:
         raise ValueError(f"kappa is undefined: every label on both sides is {a[0]!r}")
+    from sklearn.metrics import cohen_kappa_score  # here: importing scikit-learn takes ~0.4 s, every process
+
     result: dict[str, float] = {}
     for key, weights in (("kappa", None), ("linear", "linear"), ("quadratic", "quadratic")):
         result[key] = float(cohen_kappa_score(a, b, labels=list(LABELS), weights=weights))
@@ -101,6 +102,8 @@ def classification_scores(labels: Sequence[str], predicted: Sequence[str]) -> di
     guess = labels_array(predicted, name="predicted")
     if len(truth) != len(guess):
         raise ValueError(f"labels and predictions differ in length: {len(truth)} vs {len(guess)}")
+    from sklearn.metrics import f1_score
+
     kappas = agreement(truth, guess)
     present = [label for label in LABELS if label in set(truth) | set(guess)]
     per_class = f1_score(truth, guess, labels=present, average=None, zero_division=0.0)
