@@ -32,26 +32,34 @@ def profile(tmp_path_factory) -> Path:
     return tiny_profile(tmp_path_factory.mktemp("ray"))
 
 
-def _score(profile: Path, out: Path, cache: Path, *extra: str, source: Path = SAMPLE) -> dict:
+@pytest.fixture(scope="module")
+def rows(tmp_path_factory) -> Path:
+    """The sample's first 512 rows: what the engines must agree on does not need more."""
+    path = tmp_path_factory.mktemp("rows") / "rows.csv"
+    pd.read_csv(SAMPLE, dtype=str, keep_default_na=False).head(512).to_csv(path, index=False)
+    return path
+
+
+def _score(profile: Path, out: Path, cache: Path, *extra: str, source: Path) -> dict:
     assert main(["score", str(source), "-o", str(out), "--profile", str(profile), "--metrics", METRICS,
                  "--components", "--cache-dir", str(cache), "--no-progress", *extra]) == 0
     return json.loads(Path(f"{out}.signature.json").read_text())
 
 
-def test_the_ray_engine_writes_what_the_local_engine_writes(profile, tmp_path, capsys):
-    local = _score(profile, tmp_path / "local.csv", tmp_path / "cache-local")
+def test_the_ray_engine_writes_what_the_local_engine_writes(profile, rows, tmp_path, capsys):
+    local = _score(profile, tmp_path / "local.csv", tmp_path / "cache-local", source=rows)
     out = tmp_path / "ray2.csv"
     # each engine from its own empty cache: every score is computed, none read back (one actor: the next test)
-    report = _score(profile, out, tmp_path / "cache-ray2", "--engine", "ray", "--actors", "2", "--block-rows", "200")
+    report = _score(profile, out, tmp_path / "cache-ray2", "--engine", "ray", "--actors", "2", "--block-rows", "100",
+                    source=rows)
     assert out.read_bytes() == (tmp_path / "local.csv").read_bytes(), "the file differs from the local engine's"
     assert report["metrics"] == local["metrics"]
     engine = report["engine"]
-    assert engine["name"] == "ray" and engine["actors"] == 2 and engine["blocks"] == 6  # 1,024 / 200
+    assert engine["name"] == "ray" and engine["actors"] == 2 and engine["blocks"] == 6  # 512 / 100
     assert engine["devices"] == ["cpu"] and engine["ray"]
     assert engine["actor_processes"] == 2  # both actors took blocks
     assert local["engine"] == {"name": "local"}
-    rows = pd.read_csv(out)
-    assert rows["row_id"].tolist() == list(range(1024))  # input order
+    assert pd.read_csv(out)["row_id"].tolist() == list(range(512))  # input order
     assert "signature" in capsys.readouterr().out
 
 
@@ -76,31 +84,31 @@ def _entries(database: Path) -> int:
         return 0
 
 
-def test_a_killed_ray_job_resumes_from_the_cache(profile, tmp_path):
-    # 2,048 distinct rows (the sample twice, each copy's statements marked), 16 blocks of 128 on one actor: the job is
+def test_a_killed_ray_job_resumes_from_the_cache(profile, rows, tmp_path):
+    # 1,024 distinct rows (the 512 rows twice, each copy's statements marked), 16 blocks of 64 on one actor: the job is
     # killed once two blocks are cached, far from its end
-    rows = pd.read_csv(SAMPLE, dtype=str, keep_default_na=False)
-    copies = [rows.assign(premise=rows["premise"] + f" ({k})", hypothesis=rows["hypothesis"] + f" ({k})")
+    first = pd.read_csv(rows, dtype=str, keep_default_na=False)
+    copies = [first.assign(premise=first["premise"] + f" ({k})", hypothesis=first["hypothesis"] + f" ({k})")
               for k in range(2)]
     source = tmp_path / "big.csv"
     pd.concat(copies).to_csv(source, index=False)
     cache, out = tmp_path / "cache", tmp_path / "out.csv"
     command = [sys.executable, "-m", "caplib", "score", str(source), "-o", str(out), "--profile", str(profile),
                "--metrics", "cap", "--cache-dir", str(cache), "--no-progress", "--engine", "ray", "--block-rows",
-               "128"]
+               "64"]
     job = subprocess.Popen(command, cwd=ROOT, start_new_session=True, stdout=subprocess.DEVNULL,
                            stderr=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": str(ROOT)})
     deadline = time.monotonic() + 300
-    while _entries(cache / "nli.sqlite3") < 2 * 2 * 128 and job.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.05)  # until at least two blocks (both NLI directions of 128 rows each) are in the cache
+    while _entries(cache / "nli.sqlite3") < 2 * 2 * 64 and job.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)  # until at least two blocks (both NLI directions of 64 rows each) are in the cache
     os.killpg(job.pid, signal.SIGKILL)  # the driver and its Ray processes, mid-job
     job.wait()
     # what a killed driver leaves of its local Ray (processes in their own sessions) is stopped as a user would;
     # an actor that outlived the driver may finish the block it holds, so the cache is counted only after this
     subprocess.run([str(Path(sys.executable).parent / "ray"), "stop", "--force"], capture_output=True, check=False)
     done = _entries(cache / "nli.sqlite3")
-    assert not out.exists() and 0 < done < 2 * 2048, done  # killed halfway: some blocks cached, no output
-    resumed = _score(profile, out, cache, "--engine", "ray", "--block-rows", "128", source=source)
+    assert not out.exists() and 0 < done < 2 * 1024, done  # killed halfway: some blocks cached, no output
+    resumed = _score(profile, out, cache, "--engine", "ray", "--block-rows", "64", source=source)
     assert resumed["engine"]["actors"] == resumed["engine"]["actor_processes"] == 1
     assert resumed["engine"]["blocks"] == 16
     fresh = tmp_path / "fresh.csv"
