@@ -4,7 +4,7 @@
 
 The notebook tests (:mod:`tests.test_notebooks`) execute every chapter once from an empty cache, and compare its
 numbers with a second run: ``make book``'s, for each chapter it executed from exactly the inputs these tests give
-(:func:`reuse_make_book`), and a run here, in a process of its own with its own empty cache, for the others.
+(:func:`reuse_make_book`), and a run here, in a process of its own with the machine's score cache, for the others.
 """
 
 from __future__ import annotations
