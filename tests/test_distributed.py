@@ -49,7 +49,7 @@ def _score(profile: Path, out: Path, cache: Path, *extra: str, source: Path) -> 
 def test_the_ray_engine_writes_what_the_local_engine_writes(profile, rows, tmp_path, capsys):
     local = _score(profile, tmp_path / "local.csv", tmp_path / "cache-local", source=rows)
     out = tmp_path / "ray2.csv"
-    # each engine from its own empty cache: every score is computed, none read back (one actor: the next test)
+    # each engine from its own empty cache: every score is computed, none read back (one actor: the killed job's test)
     report = _score(profile, out, tmp_path / "cache-ray2", "--engine", "ray", "--actors", "2", "--block-rows", "100",
                     source=rows)
     assert out.read_bytes() == (tmp_path / "local.csv").read_bytes(), "the file differs from the local engine's"
